@@ -1,0 +1,65 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { errorResponses, ref } from '../schemas/common.js'
+import { HealthSchema, VersionSchema } from '../schemas/service.js'
+import { packageVersion } from '../src/package-info.js'
+
+/** Routes without a token: for clients choosing a base URL, load balancers and humans. */
+const service: FastifyPluginAsyncTypebox = async (fastify) => {
+  fastify.get(
+    '/version',
+    {
+      schema: {
+        tags: ['service'],
+        operationId: 'getVersion',
+        summary: 'Version of the running service',
+        response: { 200: ref(VersionSchema) }
+      }
+    },
+    async () => ({ version: packageVersion })
+  )
+
+  fastify.get(
+    '/health',
+    {
+      schema: {
+        tags: ['service'],
+        operationId: 'getHealth',
+        summary: 'The process is up',
+        response: { 200: ref(HealthSchema) }
+      }
+    },
+    async () => ({ status: 'ok' as const })
+  )
+
+  fastify.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['service'],
+        operationId: 'getReady',
+        summary: 'The store answers; 503 while it does not',
+        response: { 200: ref(HealthSchema), ...errorResponses(503) }
+      }
+    },
+    async () => {
+      await fastify.store.ping()
+      return { status: 'ok' as const }
+    }
+  )
+
+  fastify.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['service'],
+        operationId: 'getOpenApi',
+        summary: 'This OpenAPI document',
+        response: { 200: Type.Object({}, { additionalProperties: true }) }
+      }
+    },
+    async () => fastify.swagger()
+  )
+}
+
+export default service

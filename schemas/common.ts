@@ -1,0 +1,64 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+
+/**
+ * A reference to a shared component schema that keeps the referenced schema's static type.
+ * Fastify resolves the `$ref` for validation and serialisation; @fastify/swagger turns it into
+ * `#/components/schemas/<$id>`, so openapi.yaml names its components instead of inlining them.
+ */
+export function ref<T extends TSchema>(schema: T) {
+  if (schema.$id === undefined) throw new Error('ref() needs a schema with an $id')
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id))
+}
+
+/** A string enumeration rendered as `enum` (TypeBox unions of literals would render as `anyOf`). */
+export function StringEnum<const T extends readonly string[]>(values: T, options: object = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
+}
+
+export const exceptions = [
+  'BadRequest',
+  'Unauthorized',
+  'InvalidToken',
+  'AuthenticationFailed',
+  'Forbidden',
+  'NotFound',
+  'MethodNotAllowed',
+  'RequestTimeout',
+  'PayloadTooLarge',
+  'URITooLong',
+  'UnsupportedMediaType',
+  'TooManyRequests',
+  'RequestHeaderFieldsTooLarge',
+  'InternalError',
+  'ServiceUnavailable'
+] as const
+
+export const ExceptionSchema = StringEnum(exceptions, {
+  $id: 'Exception',
+  description: 'Machine-readable name of the error.'
+})
+export type Exception = Static<typeof ExceptionSchema>
+
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    reasons: Type.Array(Type.String(), { description: 'Human-readable reasons, at least one.' }),
+    exception: ref(ExceptionSchema)
+  },
+  {
+    $id: 'ErrorEnvelope',
+    description: 'Body of every non-2xx response.',
+    additionalProperties: false
+  }
+)
+export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>
+
+/** Response entries for the error statuses a route can produce, all with the one envelope. */
+export function errorResponses<const S extends readonly number[]>(...statuses: S) {
+  const envelope = ref(ErrorEnvelopeSchema)
+  return Object.fromEntries(statuses.map((status) => [status, envelope])) as {
+    [K in S[number]]: typeof envelope
+  }
+}
+
+/** The security requirement of routes that need an access token. */
+export const tokenSecurity = [{ accessToken: [] }]

@@ -1,0 +1,72 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import authRoutes from '../plugins/auth.js'
+import serviceRoutes from '../plugins/service.js'
+import { sharedSchemas } from '../schemas/index.js'
+import type { Config } from './config.js'
+import authentication from './infrastructure/authentication.js'
+import { clientErrorHandler, frameworkErrors } from './infrastructure/client-errors.js'
+import docs from './infrastructure/docs.js'
+import errors from './infrastructure/errors.js'
+import { buildValidator } from './infrastructure/validation.js'
+import type { Store } from './store/port.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config
+    store: Store
+  }
+}
+
+export interface AppOptions {
+  config: Config
+  store: Store
+}
+
+/** Server options shared by production and tests: a test app built otherwise tests another program. */
+export function serverOptions(config: Config): FastifyServerOptions {
+  return {
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: {
+        paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'],
+        censor: '[redacted]'
+      }
+    },
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 30_000,
+    // Longer than the usual load balancer idle timeout (60 s), so the balancer closes first.
+    keepAliveTimeout: 72_000,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    clientErrorHandler,
+    frameworkErrors,
+    schemaController: { compilersFactory: { buildValidator } }
+  }
+}
+
+/** The whole service as one plugin: shared services first, then the route groups by prefix. */
+async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
+  fastify.decorate('config', config)
+  fastify.decorate('store', store)
+  fastify.addHook('onClose', () => store.close())
+  for (const schema of sharedSchemas) fastify.addSchema(schema)
+
+  await fastify.register(errors)
+  await fastify.register(docs)
+  await fastify.register(authentication)
+
+  await fastify.register(serviceRoutes)
+  await fastify.register(authRoutes, { prefix: '/auth' })
+}
+
+export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })
+
+/** A ready-to-listen instance; the app owns the store from here and closes it with itself. */
+export async function buildApp(options: AppOptions) {
+  const fastify = Fastify(serverOptions(options.config)).withTypeProvider<TypeBoxTypeProvider>()
+  await fastify.register(appPlugin, options)
+  await fastify.ready()
+  return fastify
+}

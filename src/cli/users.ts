@@ -1,0 +1,104 @@
+import { Value } from '@sinclair/typebox/value'
+import { Argument, Command, Option } from 'commander'
+import { PasswordSchema, roles, UsernameSchema, type Role } from '../../schemas/auth.js'
+import { hashPassword } from '../auth/passwords.js'
+import { loadConfig } from '../config.js'
+import { openStore } from '../store/open.js'
+import type { Store } from '../store/port.js'
+import { CliError } from './errors.js'
+import { readLineFromStdin } from './stdin.js'
+
+/** Runs `work` on the configured store (the same one a running server uses) and closes it. */
+async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(loadConfig(process.env))
+  try {
+    return await work(store)
+  } finally {
+    await store.close()
+  }
+}
+
+function checkName(name: string): string {
+  if (!Value.Check(UsernameSchema, name)) throw new CliError('a user name has 1 to 256 characters')
+  return name
+}
+
+async function passwordFromStdin(): Promise<string> {
+  const password = await readLineFromStdin()
+  if (!Value.Check(PasswordSchema, password)) throw new CliError('the password must have 1 to 256 characters')
+  return password
+}
+
+const roleOption = () =>
+  new Option('--role <role>', 'role of the user').choices(roles).default('reader' satisfies Role)
+const passwordStdinOption = () =>
+  new Option('--password-stdin', 'read the password from the first line of standard input').makeOptionMandatory()
+
+export function usersCommand(): Command {
+  const users = new Command('users').description('manage the users who may obtain tokens')
+
+  users
+    .command('add')
+    .description('create a user')
+    .argument('<name>', 'user name')
+    .addOption(roleOption())
+    .addOption(passwordStdinOption())
+    .action(async (name: string, options: { role: Role }) => {
+      checkName(name)
+      const passwordHash = await hashPassword(await passwordFromStdin())
+      const created = await withStore((store) =>
+        store.createUser({ name, passwordHash, role: options.role, createdAt: Date.now() })
+      )
+      if (!created) throw new CliError(`user "${name}" exists already`)
+      console.log(`Created user "${name}" with role ${options.role}.`)
+    })
+
+  users
+    .command('list')
+    .description('list the users, their roles and creation times')
+    .option('--json', 'print JSON instead of a table')
+    .action(async (options: { json?: boolean }) => {
+      const rows = (await withStore((store) => store.listUsers())).map((user) => ({
+        name: user.name,
+        role: user.role,
+        created: new Date(user.createdAt).toISOString()
+      }))
+      if (options.json === true) console.log(JSON.stringify(rows, null, 2))
+      else console.table(rows)
+    })
+
+  users
+    .command('set-role')
+    .description('change the role of a user (a running server applies it within 5 seconds)')
+    .argument('<name>', 'user name')
+    .addArgument(new Argument('<role>', 'new role').choices(roles))
+    .action(async (name: string, role: Role) => {
+      const changed = await withStore((store) => store.setRole(name, role))
+      if (!changed) throw new CliError(`no user "${name}"`)
+      console.log(`User "${name}" now has role ${role}.`)
+    })
+
+  users
+    .command('remove')
+    .description('delete a user; tokens already issued stay valid until they expire')
+    .argument('<name>', 'user name')
+    .action(async (name: string) => {
+      const removed = await withStore((store) => store.removeUser(name))
+      if (!removed) throw new CliError(`no user "${name}"`)
+      console.log(`Removed user "${name}".`)
+    })
+
+  users
+    .command('passwd')
+    .description("set a user's password; the user's refresh token stops working")
+    .argument('<name>', 'user name')
+    .addOption(passwordStdinOption())
+    .action(async (name: string) => {
+      const passwordHash = await hashPassword(await passwordFromStdin())
+      const changed = await withStore((store) => store.setPasswordHash(name, passwordHash))
+      if (!changed) throw new CliError(`no user "${name}"`)
+      console.log(`Changed the password of "${name}".`)
+    })
+
+  return users
+}

@@ -1,0 +1,98 @@
+import { Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const siteList = Type.Transform(
+  Type.String({
+    default: 'chime,kko,gbo,hco',
+    pattern: '^[a-z][a-z0-9_]{0,31}(,[a-z][a-z0-9_]{0,31}){0,15}$',
+    description: 'Comma-separated site identifiers; the first is the primary site.'
+  })
+)
+  .Decode((value) => value.split(','))
+  .Encode((sites) => sites.join(','))
+
+/**
+ * The service's whole configuration, read from the environment. `sensitive` values are never echoed
+ * in an error message.
+ */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000, description: 'TCP port to listen on.' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on.' }),
+  TRACER_STORE: Type.Union([Type.Literal('sqlite'), Type.Literal('mongodb')], { default: 'sqlite' }),
+  TRACER_DB: Type.String({
+    minLength: 1,
+    default: './data/tracer.sqlite',
+    description: 'SQLite file of the embedded store; its folder also keeps a generated JWT secret.'
+  }),
+  MONGODB_URL: Type.Optional(
+    Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'Connection string, with TRACER_STORE=mongodb.' })
+  ),
+  MONGODB_DB: Type.String({ minLength: 1, maxLength: 63, pattern: '^[^/\\\\. "$*<>:|?]+$', default: 'frb_master' }),
+  JWT_SECRET: Type.Optional(
+    Type.String({ minLength: 32, sensitive: true, description: 'HS256 signing secret, at least 32 bytes.' })
+  ),
+  JWT_ISSUER: Type.String({ minLength: 1, default: 'frb-tracer', description: 'The `iss` claim.' }),
+  ACCESS_TOKEN_TTL: Type.Integer({ minimum: 1, maximum: 31_536_000, default: 1800 }),
+  REFRESH_TOKEN_TTL: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 2_592_000 }),
+  TRACER_SITES: siteList,
+  MAX_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 36_600, default: 366 }),
+  TRACER_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, maxLength: 256, sensitive: true })),
+  AUTH_RATE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 10,
+    description: 'POST /auth attempts a minute, per client address and per username.'
+  }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' }
+  ),
+  NODE_ENV: Type.String({ default: 'development' })
+})
+
+export type Config = StaticDecode<typeof ConfigSchema>
+export type ConfigInput = Partial<Record<keyof Config, string | undefined>>
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/**
+ * Validates an environment-like object (strings) into a typed configuration. Empty strings count as
+ * unset. Throws a ConfigError whose message is one line naming the variable.
+ */
+export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
+  const raw: Record<string, unknown> = {}
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name as keyof typeof env]
+    if (value !== undefined && value !== '') raw[name] = value
+  }
+  const candidate = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const error = Value.Errors(ConfigSchema, candidate).First()
+  if (error) {
+    const name = error.path.split('/')[1] ?? error.path
+    throw new ConfigError(`Invalid configuration: ${name} ${describe(name, error.message, raw[name])}`)
+  }
+  const config = Value.Decode(ConfigSchema, candidate)
+  if (new Set(config.TRACER_SITES).size !== config.TRACER_SITES.length) {
+    throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
+  }
+  if (config.JWT_SECRET !== undefined && Buffer.byteLength(config.JWT_SECRET) < 32) {
+    throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 32 bytes')
+  }
+  if (config.TRACER_STORE === 'mongodb' && config.MONGODB_URL === undefined) {
+    throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
+  }
+  return config
+}
+
+function describe(name: string, message: string, value: unknown): string {
+  const schema = (ConfigSchema.properties as Record<string, TSchema>)[name]
+  const shown =
+    value === undefined
+      ? 'unset'
+      : schema?.['sensitive'] === true
+        ? `${String(value).length} characters`
+        : JSON.stringify(value)
+  const hint = schema?.description === undefined ? '' : ` ${schema.description}`
+  return `is not valid: ${message.toLowerCase()} (got ${shown}).${hint}`
+}

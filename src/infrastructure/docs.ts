@@ -1,0 +1,42 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { packageVersion } from '../package-info.js'
+
+/** The OpenAPI document, built from the route schemas, and the interactive docs at /docs. */
+async function docs(fastify: FastifyInstance) {
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'frb-tracer',
+        version: packageVersion,
+        description:
+          'Access tokens for the pipeline, the list of detected events, and the baseband event tracer: ' +
+          'how far every processing stage got at every site. Every non-2xx response is the error envelope.'
+      },
+      tags: [
+        { name: 'auth', description: 'Access and refresh tokens' },
+        { name: 'service', description: 'Service routes without a token' }
+      ],
+      components: {
+        securitySchemes: {
+          accessToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Authorization',
+            description: 'The raw access token from POST /auth; `Bearer <token>` is accepted too.'
+          }
+        }
+      }
+    },
+    // Components are named by their $id, so openapi.yaml says `$ref: '#/components/schemas/TokenPair'`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`)
+    }
+  })
+  await fastify.register(swaggerUi, { routePrefix: '/docs' })
+}
+
+export default fp(docs, { name: 'docs', fastify: '5.x' })

@@ -1,0 +1,83 @@
+import type { FastifyError } from 'fastify'
+import type { Exception } from '../../schemas/common.js'
+import { AppError } from '../errors.js'
+import { StoreUnavailableError } from '../store/port.js'
+
+const exceptionByStatus: Partial<Record<number, Exception>> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  408: 'RequestTimeout',
+  413: 'PayloadTooLarge',
+  414: 'URITooLong',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  431: 'RequestHeaderFieldsTooLarge',
+  503: 'ServiceUnavailable'
+}
+
+/** Reasons for Fastify's own errors, worded for the client instead of for a Fastify developer. */
+const reasonByCode: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The body is empty but Content-Type says JSON.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The body is larger than this service accepts.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Unsupported Content-Type; send application/json.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the body.',
+  FST_ERR_BAD_URL: 'The URL is malformed.',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.'
+}
+
+export const INTERNAL_ERROR = new AppError(500, 'InternalError', ['Internal error.'])
+
+/** Every error a request can end with, as the envelope of CONTRACT section 1. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error
+  if (!(error instanceof Error)) return INTERNAL_ERROR
+  if (error instanceof StoreUnavailableError) {
+    return new AppError(503, 'ServiceUnavailable', ['The store is unavailable; try again shortly.'])
+  }
+  const fastifyError = error as FastifyError
+  if (fastifyError.validation !== undefined) {
+    const context = fastifyError.validationContext ?? 'request'
+    return new AppError(
+      400,
+      'BadRequest',
+      fastifyError.validation.map((issue) => describeValidationIssue(context, issue))
+    )
+  }
+  const status = fastifyError.statusCode
+  const exception = status === undefined ? undefined : exceptionByStatus[status]
+  if (status === undefined || status >= 500 || exception === undefined) return INTERNAL_ERROR
+  // A 4xx from Fastify or a plugin: secure-json-parse's SyntaxError (status 400, no code) is bad JSON.
+  const reason =
+    reasonByCode[fastifyError.code] ?? (error instanceof SyntaxError ? reasonByCode.FST_ERR_CTP_INVALID_JSON_BODY : error.message)
+  return new AppError(status, exception, [reason ?? 'Bad request.'])
+}
+
+const partName: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
+
+interface ValidationIssue {
+  instancePath: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+/** `body.password is required`, `query.limit must be <= 1000`: the field, then what is wrong. */
+function describeValidationIssue(context: string, issue: ValidationIssue): string {
+  const path = issue.instancePath
+    .split('/')
+    .slice(1)
+    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
+  let problem = issue.message ?? 'is not valid'
+  if (issue.keyword === 'required') {
+    path.push(String(issue.params.missingProperty))
+    problem = 'is required'
+  } else if (issue.keyword === 'additionalProperties') {
+    path.push(String(issue.params.additionalProperty))
+    problem = 'is not allowed'
+  }
+  return [partName[context] ?? context, ...path].join('.') + ' ' + problem
+}

@@ -1,0 +1,46 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import FindMyWay, { type HTTPMethod } from 'find-my-way'
+import { AppError, notFound } from '../errors.js'
+import { toAppError } from './error-mapping.js'
+
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/**
+ * One error plugin: every error, unknown route and wrong method ends as the envelope. 5xx details
+ * go to the log with the request id, never to the client.
+ */
+async function errors(fastify: FastifyInstance) {
+  // A second routing table, consulted only for unmatched requests, to tell 405 from 404.
+  const routes = FindMyWay()
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (!routes.hasRoute(method as HTTPMethod, route.url)) routes.on(method as HTTPMethod, route.url, () => {})
+    }
+  })
+
+  fastify.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error)
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    return send(reply, appError)
+  })
+
+  fastify.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?', 1)[0] ?? '/'
+    const allowed = METHODS.filter((method) => routes.find(method, path) !== null)
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '))
+      return send(
+        reply,
+        new AppError(405, 'MethodNotAllowed', [`${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`])
+      )
+    }
+    return send(reply, notFound(`No route ${request.method} ${path}.`))
+  })
+}
+
+export function send(reply: FastifyReply, error: AppError) {
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.envelope)
+}
+
+export default fp(errors, { name: 'errors', fastify: '5.x' })

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { ConfigError, type Config } from './config.js'
+
+export interface ResolvedSecret {
+  secret: string
+  /** Set when the secret was not configured and comes from (or was just written to) this file. */
+  generatedFile?: string
+}
+
+/**
+ * JWT_SECRET, or outside production a generated one kept beside the SQLite file (mode 0600), so
+ * restarts and other instances on the same data folder keep accepting each other's tokens.
+ */
+export function resolveJwtSecret(config: Config): ResolvedSecret {
+  if (config.JWT_SECRET !== undefined) return { secret: config.JWT_SECRET }
+  if (config.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration: JWT_SECRET is required when NODE_ENV=production')
+  }
+  const folder = config.TRACER_DB === ':memory:' ? resolve('data') : dirname(resolve(config.TRACER_DB))
+  const file = join(folder, 'jwt-secret')
+  mkdirSync(folder, { recursive: true })
+  try {
+    // 'wx' fails when the file exists: of two instances starting together, one writes, both read.
+    writeFileSync(file, randomBytes(48).toString('base64url'), { flag: 'wx', mode: 0o600 })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  }
+  const secret = readFileSync(file, 'utf8').trim()
+  if (Buffer.byteLength(secret) < 32) {
+    throw new ConfigError(`Invalid configuration: the generated secret in ${file} is shorter than 32 bytes; delete it`)
+  }
+  return { secret, generatedFile: file }
+}

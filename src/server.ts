@@ -1,0 +1,25 @@
+import closeWithGrace from 'close-with-grace'
+import { buildApp } from './app.js'
+import { ensureAdminUser } from './bootstrap.js'
+import { loadConfig } from './config.js'
+import { resolveJwtSecret } from './secret.js'
+import { openStore } from './store/open.js'
+
+/** Reads the configuration, opens the store, listens, and closes gracefully on SIGTERM or SIGINT. */
+export async function startServer(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadConfig(env)
+  const { secret, generatedFile } = resolveJwtSecret(config)
+  const store = await openStore(config)
+  await ensureAdminUser(store, config, (line) => process.stdout.write(line + '\n'))
+  const app = await buildApp({ config: { ...config, JWT_SECRET: secret }, store })
+  if (generatedFile !== undefined) {
+    app.log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)
+  }
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
+    else app.log.info({ signal }, 'closing')
+    await app.close()
+  })
+  await app.listen({ port: config.PORT, host: config.HOST })
+  return app
+}

@@ -1,0 +1,53 @@
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { StoreUnavailableError } from '../port.js'
+import { migrations } from './migrations.js'
+
+/**
+ * Opens (creating when needed) and migrates the SQLite file. WAL lets readers run beside the one
+ * writer, and lets several processes share the file; `synchronous = NORMAL` keeps every committed
+ * transaction through a crash of the process (kill -9), only an OS crash may lose the last ones.
+ */
+export function openDatabase(path: string): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path)
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+    migrate(db)
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+/** Applies the missing migrations in one IMMEDIATE transaction, so two processes cannot race. */
+function migrate(db: Database.Database): void {
+  const current = () => db.pragma('user_version', { simple: true }) as number
+  if (current() === migrations.length) return
+  db.transaction(() => {
+    const version = current()
+    if (version > migrations.length) {
+      throw new Error(
+        `The store's schema is version ${version}, newer than this service knows (${migrations.length}); upgrade the service.`
+      )
+    }
+    for (const sql of migrations.slice(version)) db.exec(sql)
+    db.pragma(`user_version = ${migrations.length}`)
+  }).immediate()
+}
+
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/
+
+/** Maps the SQLite errors that mean "the file cannot be used right now" to StoreUnavailableError. */
+export function asStoreError(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+    return new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error })
+  }
+  return error
+}
