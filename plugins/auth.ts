@@ -9,7 +9,7 @@ import {
   TokenPairSchema,
   TokenValidSchema
 } from '../schemas/auth.js'
-import { errorResponses, ref, tokenSecurity } from '../schemas/common.js'
+import { ErrorEnvelopeSchema, errorResponses, ref, tokenSecurity } from '../schemas/common.js'
 import { tokenFromHeader } from '../src/auth/authorization-header.js'
 import { verifyPassword } from '../src/auth/passwords.js'
 import { hashRefreshToken, newRefreshToken, refreshTokenMatches } from '../src/auth/refresh-tokens.js'
@@ -38,6 +38,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post(
     '/',
     {
+      prefixTrailingSlash: 'no-slash',
       onRequest: perAddress,
       preValidation: perUsername,
       schema: {
@@ -48,7 +49,10 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
           'The new refresh token replaces the previous one of the user; access tokens already issued stay ' +
           `valid until they expire. Rate limited to ${config.AUTH_RATE_LIMIT} attempts a minute per address and per username.`,
         body: ref(CredentialsSchema),
-        response: { 200: ref(TokenPairSchema), ...errorResponses(400, 401, 413, 415, 429) }
+        response: {
+          200: ref(TokenPairSchema, { description: 'The tokens.' }),
+          ...errorResponses(400, 401, 413, 415, 429)
+        }
       }
     },
     async ({ body }) => {
@@ -73,8 +77,12 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: 'verifyToken',
         summary: 'Check an access token',
         description: 'No Authorization header: 400 `Unauthorized`. An expired token: 401 with reason `Signature has expired.`',
-        security: tokenSecurity,
-        response: { 200: ref(TokenValidSchema), ...errorResponses(400), 401: ref(TokenInvalidSchema) }
+        security: tokenSecurity(),
+        response: {
+          200: ref(TokenValidSchema, { description: 'The token is valid.' }),
+          400: ref(ErrorEnvelopeSchema, { description: 'Unauthorized: no Authorization header.' }),
+          401: ref(TokenInvalidSchema, { description: 'InvalidToken: expired, forged or malformed.' })
+        }
       }
     },
     async (request, reply) => {
@@ -95,9 +103,12 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: 'refreshToken',
         summary: 'Exchange an active or expired access token and the refresh token for a new access token',
         description: 'The refresh token is not rotated; it works until it expires or the user logs in again.',
-        security: tokenSecurity,
+        security: tokenSecurity(),
         body: ref(RefreshRequestSchema),
-        response: { 200: ref(AccessTokenResponseSchema), ...errorResponses(400, 401, 413, 415) }
+        response: {
+          200: ref(AccessTokenResponseSchema, { description: 'A new access token.' }),
+          ...errorResponses(400, 401, 413, 415)
+        }
       }
     },
     async (request) => {

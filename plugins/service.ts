@@ -13,7 +13,7 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getVersion',
         summary: 'Version of the running service',
-        response: { 200: ref(VersionSchema) }
+        response: { 200: ref(VersionSchema, { description: 'The version.' }) }
       }
     },
     async () => ({ version: packageVersion })
@@ -26,7 +26,7 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getHealth',
         summary: 'The process is up',
-        response: { 200: ref(HealthSchema) }
+        response: { 200: ref(HealthSchema, { description: 'The process is up.' }) }
       }
     },
     async () => ({ status: 'ok' as const })
@@ -39,7 +39,7 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getReady',
         summary: 'The store answers; 503 while it does not',
-        response: { 200: ref(HealthSchema), ...errorResponses(503) }
+        response: { 200: ref(HealthSchema, { description: 'The store answers.' }), ...errorResponses(503) }
       }
     },
     async () => {
@@ -55,7 +55,7 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getOpenApi',
         summary: 'This OpenAPI document',
-        response: { 200: Type.Object({}, { additionalProperties: true }) }
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document.' }) }
       }
     },
     async () => fastify.swagger()

@@ -1,13 +1,13 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox'
 
 /**
  * A reference to a shared component schema that keeps the referenced schema's static type.
  * Fastify resolves the `$ref` for validation and serialisation; @fastify/swagger turns it into
  * `#/components/schemas/<$id>`, so openapi.yaml names its components instead of inlining them.
  */
-export function ref<T extends TSchema>(schema: T) {
+export function ref<T extends TSchema>(schema: T, options: SchemaOptions = {}) {
   if (schema.$id === undefined) throw new Error('ref() needs a schema with an $id')
-  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id))
+  return Type.Unsafe<Static<T>>(Type.Ref(schema.$id, options))
 }
 
 /** A string enumeration rendered as `enum` (TypeBox unions of literals would render as `anyOf`). */
@@ -52,13 +52,23 @@ export const ErrorEnvelopeSchema = Type.Object(
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>
 
+const errorDescriptions = {
+  400: 'BadRequest: malformed JSON, or a field that breaks the schema (named in `reasons`).',
+  401: 'Unauthorized (no Authorization header), InvalidToken or AuthenticationFailed.',
+  403: 'Forbidden: the role of the token\'s user may not do this.',
+  404: 'NotFound: no such route or `event_no`.',
+  413: 'PayloadTooLarge: the body is over the limit.',
+  415: 'UnsupportedMediaType: send `application/json`.',
+  429: 'TooManyRequests: wait `Retry-After` seconds.',
+  503: 'ServiceUnavailable: the store is unreachable; the service recovers by itself.'
+} as const
+
 /** Response entries for the error statuses a route can produce, all with the one envelope. */
-export function errorResponses<const S extends readonly number[]>(...statuses: S) {
-  const envelope = ref(ErrorEnvelopeSchema)
-  return Object.fromEntries(statuses.map((status) => [status, envelope])) as {
-    [K in S[number]]: typeof envelope
-  }
+export function errorResponses<const S extends readonly (keyof typeof errorDescriptions)[]>(...statuses: S) {
+  return Object.fromEntries(
+    statuses.map((status) => [status, ref(ErrorEnvelopeSchema, { description: errorDescriptions[status] })])
+  ) as { [K in S[number]]: ReturnType<typeof ref<typeof ErrorEnvelopeSchema>> }
 }
 
-/** The security requirement of routes that need an access token. */
-export const tokenSecurity = [{ accessToken: [] }]
+/** The security requirement of routes that need an access token (a fresh array: no YAML aliases). */
+export const tokenSecurity = () => [{ accessToken: [] }]

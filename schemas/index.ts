@@ -3,7 +3,6 @@ import {
   AccessTokenResponseSchema,
   CredentialsSchema,
   RefreshRequestSchema,
-  RoleSchema,
   TokenInvalidSchema,
   TokenPairSchema,
   TokenValidSchema
@@ -15,7 +14,6 @@ import { HealthSchema, VersionSchema } from './service.js'
 export const sharedSchemas: TSchema[] = [
   ExceptionSchema,
   ErrorEnvelopeSchema,
-  RoleSchema,
   CredentialsSchema,
   TokenPairSchema,
   AccessTokenResponseSchema,

@@ -66,7 +66,7 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
     const value = env[name as keyof typeof env]
     if (value !== undefined && value !== '') raw[name] = value
   }
-  const candidate = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const candidate = Value.Default(ConfigSchema, numbersConverted(raw))
   const error = Value.Errors(ConfigSchema, candidate).First()
   if (error) {
     const name = error.path.split('/')[1] ?? error.path
@@ -76,13 +76,24 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
   if (new Set(config.TRACER_SITES).size !== config.TRACER_SITES.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
-  if (config.JWT_SECRET !== undefined && Buffer.byteLength(config.JWT_SECRET) < 32) {
-    throw new ConfigError('Invalid configuration: JWT_SECRET must be at least 32 bytes')
-  }
   if (config.TRACER_STORE === 'mongodb' && config.MONGODB_URL === undefined) {
     throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   }
   return config
+}
+
+/**
+ * Numeric variables as numbers. Stricter than TypeBox's Value.Convert, which reads "1.5" as the
+ * integer 1: here it stays 1.5 and fails the integer check.
+ */
+function numbersConverted(raw: Record<string, unknown>): Record<string, unknown> {
+  const converted = { ...raw }
+  for (const [name, schema] of Object.entries(ConfigSchema.properties as Record<string, TSchema>)) {
+    const value = raw[name]
+    const numeric = schema.type === 'integer' || schema.type === 'number'
+    if (numeric && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value.trim())) converted[name] = Number(value)
+  }
+  return converted
 }
 
 function describe(name: string, message: string, value: unknown): string {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { Role } from '../../../schemas/auth.js'
-import type { NewUser, Store, UserRecord } from '../port.js'
+import { StoreUnavailableError, type NewUser, type Store, type UserRecord } from '../port.js'
 import { asStoreError, openDatabase } from './database.js'
 
 interface UserRow {
@@ -28,7 +28,7 @@ export class SqliteStore implements Store {
 
   private constructor(private readonly db: Database.Database) {
     this.statements = {
-      ping: db.prepare('SELECT 1'),
+      ping: db.prepare('PRAGMA user_version'),
       insertUser: db.prepare(
         `INSERT INTO users (name, password_hash, role, created_at)
          VALUES (@name, @passwordHash, @role, @createdAt) ON CONFLICT (name) DO NOTHING`
@@ -58,6 +58,7 @@ export class SqliteStore implements Store {
 
   /** Runs synchronous SQLite work behind the port's promise interface, mapping store errors. */
   private async run<T>(work: () => T): Promise<T> {
+    if (!this.db.open) throw new StoreUnavailableError('SQLite store is closed')
     try {
       return work()
     } catch (error) {

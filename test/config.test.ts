@@ -1,0 +1,79 @@
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import t from 'tap'
+import { ConfigError, loadConfig } from '../src/config.js'
+import { resolveJwtSecret } from '../src/secret.js'
+
+t.test('defaults follow CONTRACT section 8', async (t) => {
+  const config = loadConfig({})
+  t.match(config, {
+    PORT: 8000,
+    HOST: '127.0.0.1',
+    TRACER_STORE: 'sqlite',
+    TRACER_DB: './data/tracer.sqlite',
+    MONGODB_DB: 'frb_master',
+    ACCESS_TOKEN_TTL: 1800,
+    REFRESH_TOKEN_TTL: 2_592_000,
+    MAX_WINDOW_DAYS: 366,
+    LOG_LEVEL: 'info',
+    AUTH_RATE_LIMIT: 10
+  })
+  t.strictSame(config.TRACER_SITES, ['chime', 'kko', 'gbo', 'hco'])
+  t.equal(config.JWT_SECRET, undefined)
+})
+
+t.test('values are converted, empty strings count as unset, unknown variables are ignored', async (t) => {
+  const config = loadConfig({ PORT: '9001', ACCESS_TOKEN_TTL: '60', TRACER_SITES: 'chime,kko', HOST: '', PATH: '/bin' } as never)
+  t.equal(config.PORT, 9001)
+  t.equal(config.ACCESS_TOKEN_TTL, 60)
+  t.strictSame(config.TRACER_SITES, ['chime', 'kko'])
+  t.equal(config.HOST, '127.0.0.1')
+})
+
+t.test('a bad value is one line naming the variable', async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: 'eighty' }, /^Invalid configuration: PORT .*"eighty"/],
+    [{ PORT: '70000' }, /^Invalid configuration: PORT /],
+    [{ ACCESS_TOKEN_TTL: '0' }, /^Invalid configuration: ACCESS_TOKEN_TTL /],
+    [{ TRACER_STORE: 'postgres' }, /^Invalid configuration: TRACER_STORE /],
+    [{ TRACER_SITES: 'chime,,kko' }, /^Invalid configuration: TRACER_SITES /],
+    [{ TRACER_SITES: 'chime,chime' }, /^Invalid configuration: TRACER_SITES lists a site twice/],
+    [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
+    [{ MAX_WINDOW_DAYS: '1.5' }, /^Invalid configuration: MAX_WINDOW_DAYS /],
+    [{ TRACER_STORE: 'mongodb' }, /^Invalid configuration: MONGODB_URL is required/],
+    [{ MONGODB_URL: 'http://db' }, /^Invalid configuration: MONGODB_URL /]
+  ]
+  for (const [env, message] of cases) {
+    t.throws(() => loadConfig(env), { name: 'ConfigError', message }, JSON.stringify(env))
+    try {
+      loadConfig(env)
+    } catch (error) {
+      t.notMatch((error as Error).message, /\n/, 'one line')
+    }
+  }
+})
+
+t.test('a short JWT_SECRET is refused without echoing it', async (t) => {
+  t.throws(() => loadConfig({ JWT_SECRET: 'hunter2' }), { message: /^Invalid configuration: JWT_SECRET .*7 characters/ })
+  try {
+    loadConfig({ JWT_SECRET: 'hunter2' })
+  } catch (error) {
+    t.notMatch((error as Error).message, /hunter2/)
+  }
+})
+
+t.test('without JWT_SECRET: refused in production, generated once (mode 0600) elsewhere', async (t) => {
+  const folder = t.testdir()
+  const TRACER_DB = join(folder, 'store', 'tracer.sqlite')
+  t.throws(() => resolveJwtSecret(loadConfig({ TRACER_DB, NODE_ENV: 'production' })), ConfigError)
+
+  const first = resolveJwtSecret(loadConfig({ TRACER_DB }))
+  t.equal(first.generatedFile, join(folder, 'store', 'jwt-secret'))
+  t.ok(Buffer.byteLength(first.secret) >= 32)
+  t.equal(statSync(first.generatedFile!).mode & 0o777, 0o600)
+  t.equal(readFileSync(first.generatedFile!, 'utf8'), first.secret)
+  t.equal(resolveJwtSecret(loadConfig({ TRACER_DB })).secret, first.secret, 'the next start reuses it')
+
+  const configured = resolveJwtSecret(loadConfig({ TRACER_DB, JWT_SECRET: 'k'.repeat(32), NODE_ENV: 'production' }))
+  t.strictSame(configured, { secret: 'k'.repeat(32) })
+})

@@ -1,0 +1,58 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import { readFileSync } from 'node:fs'
+import type { Test } from 'tap'
+import { parse } from 'yaml'
+import type { App } from '../helper.js'
+
+interface Operation {
+  responses: Record<string, { content?: Record<string, unknown> }>
+}
+const document = parse(readFileSync('openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, Operation>> }
+
+// The committed document itself is the schema: responses are checked against what clients read.
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats.default(ajv)
+ajv.addSchema(document, 'openapi.yaml')
+
+const templates = Object.keys(document.paths).map((template) => ({
+  template,
+  pattern: new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '$')
+}))
+
+const pointer = (...segments: string[]) =>
+  segments.map((segment) => segment.replaceAll('~', '~0').replaceAll('/', '~1')).join('/')
+
+/** Every (path, method, status) the document declares, to prove the tests reach each of them. */
+export const declared = new Set(
+  Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).flatMap(([method, operation]) =>
+      Object.keys(operation.responses).map((status) => `${method.toUpperCase()} ${path} ${status}`)
+    )
+  )
+)
+export const exercised = new Set<string>()
+
+/** Sends a request and checks that its status is declared and its body matches the declared schema. */
+export async function call(t: Test, app: App, options: InjectOptions & { url: string }): Promise<LightMyRequestResponse> {
+  const response = await app.inject(options)
+  const method = (options.method ?? 'GET').toString().toUpperCase()
+  const path = options.url.split('?', 1)[0]!
+  const template = templates.find(({ pattern }) => pattern.test(path))?.template
+  const label = `${method} ${template ?? path} ${response.statusCode}`
+  if (template === undefined) return (t.fail(`${path} is not in openapi.yaml`), response)
+  const operation = document.paths[template]?.[method.toLowerCase()]
+  if (operation?.responses[response.statusCode] === undefined) {
+    t.fail(`${label} is not declared in openapi.yaml`)
+    return response
+  }
+  exercised.add(label)
+  const validate = ajv.getSchema(
+    'openapi.yaml#/' +
+      pointer('paths', template, method.toLowerCase(), 'responses', String(response.statusCode), 'content', 'application/json', 'schema')
+  )
+  if (validate === undefined) return (t.fail(`${label} has no JSON schema`), response)
+  t.ok(validate(response.json()), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
+  return response
+}

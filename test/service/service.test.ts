@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs'
+import t from 'tap'
+import { build } from '../helper.js'
+
+t.test('GET /version answers the package version without a token', async (t) => {
+  const app = await build(t)
+  const response = await app.inject({ url: '/version' })
+  t.equal(response.statusCode, 200)
+  const { version } = JSON.parse(readFileSync('package.json', 'utf8'))
+  t.strictSame(response.json(), { version })
+})
+
+t.test('GET /health and GET /ready', async (t) => {
+  const app = await build(t)
+  t.strictSame((await app.inject({ url: '/health' })).json(), { status: 'ok' })
+  const ready = await app.inject({ url: '/ready' })
+  t.equal(ready.statusCode, 200)
+  t.strictSame(ready.json(), { status: 'ok' })
+})
+
+t.test('GET /ready is 503 ServiceUnavailable when the store cannot be used', async (t) => {
+  const app = await build(t)
+  await app.store.close()
+  const ready = await app.inject({ url: '/ready' })
+  t.equal(ready.statusCode, 503)
+  t.strictSame(ready.json(), {
+    reasons: ['The store is unavailable; try again shortly.'],
+    exception: 'ServiceUnavailable'
+  })
+})
+
+t.test('GET /openapi.json is the OpenAPI document', async (t) => {
+  const app = await build(t)
+  const response = await app.inject({ url: '/openapi.json' })
+  t.equal(response.statusCode, 200)
+  const document = response.json()
+  t.equal(document.openapi, '3.1.0')
+  t.ok(document.paths['/auth/verify'].get, 'describes the routes')
+  t.ok(document.components.schemas.ErrorEnvelope, 'names its components')
+})
+
+t.test('GET /docs serves the interactive documentation', async (t) => {
+  const app = await build(t)
+  const response = await app.inject({ url: '/docs/' })
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /text\/html/)
+  t.match(response.body, /swagger/i)
+  const redirect = await app.inject({ url: '/docs' })
+  t.ok([200, 302].includes(redirect.statusCode), `/docs answers ${redirect.statusCode}`)
+})
