@@ -19,20 +19,29 @@ declare module 'fastify' {
   }
 }
 
+/** Anything pino can write log lines to. */
+export interface LogStream {
+  write(line: string): void
+}
+
 export interface AppOptions {
   config: Config
   store: Store
+  /** Where log lines go: standard output unless a test captures them. */
+  logStream?: LogStream
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
-export function serverOptions(config: Config): FastifyServerOptions {
+export function serverOptions(config: Config, logStream?: LogStream): FastifyServerOptions {
   return {
     logger: {
       level: config.LOG_LEVEL,
+      // Fastify logs no headers or bodies; these paths guard anything that ever logs them.
       redact: {
         paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'],
         censor: '[redacted]'
-      }
+      },
+      ...(logStream === undefined ? {} : { stream: logStream })
     },
     bodyLimit: 1024 * 1024,
     requestTimeout: 30_000,
@@ -65,7 +74,7 @@ export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })
 
 /** A ready-to-listen instance; the app owns the store from here and closes it with itself. */
 export async function buildApp(options: AppOptions) {
-  const fastify = Fastify(serverOptions(options.config)).withTypeProvider<TypeBoxTypeProvider>()
+  const fastify = Fastify(serverOptions(options.config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
   await fastify.register(appPlugin, options)
   await fastify.ready()
   return fastify

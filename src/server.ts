@@ -6,7 +6,7 @@ import { resolveJwtSecret } from './secret.js'
 import { openStore } from './store/open.js'
 
 /** Reads the configuration, opens the store, listens, and closes gracefully on SIGTERM or SIGINT. */
-export async function startServer(env: NodeJS.ProcessEnv = process.env) {
+export async function startServer(env: NodeJS.ProcessEnv) {
   const config = loadConfig(env)
   const { secret, generatedFile } = resolveJwtSecret(config)
   const store = await openStore(config)

@@ -20,15 +20,16 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64'), key.toString('base64')].join('$')
 }
 
-/** A well-formed hash of a random password: unknown users cost the same time as known ones. */
-const decoyHash = hashPassword(randomBytes(16).toString('hex'))
+/** A well-formed hash of a random password, made on first need: unknown users cost the same time as known ones. */
+let decoy: Promise<string> | undefined
+const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')))
 
 /**
  * True when `password` matches `stored`. With no stored hash (unknown user) it still does the full
  * work against a decoy and answers false, so timing does not tell which usernames exist.
  */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const parsed = parse(stored ?? (await decoyHash))
+  const parsed = parse(stored ?? (await decoyHash()))
   if (parsed === undefined) return false
   const key = await derive(password, parsed.salt, parsed.cost)
   return timingSafeEqual(key, parsed.key) && stored !== undefined

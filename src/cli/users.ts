@@ -6,11 +6,12 @@ import { loadConfig } from '../config.js'
 import { openStore } from '../store/open.js'
 import type { Store } from '../store/port.js'
 import { CliError } from './errors.js'
+import { consoleOf, type CliIo } from './io.js'
 import { readLineFromStdin } from './stdin.js'
 
 /** Runs `work` on the configured store (the same one a running server uses) and closes it. */
-async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(loadConfig(process.env))
+async function withStore<T>(io: CliIo, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(loadConfig(io.env))
   try {
     return await work(store)
   } finally {
@@ -23,8 +24,8 @@ function checkName(name: string): string {
   return name
 }
 
-async function passwordFromStdin(): Promise<string> {
-  const password = await readLineFromStdin()
+async function passwordFromStdin(io: CliIo): Promise<string> {
+  const password = await readLineFromStdin(io.stdin)
   if (!Value.Check(PasswordSchema, password)) throw new CliError('the password must have 1 to 256 characters')
   return password
 }
@@ -34,7 +35,8 @@ const roleOption = () =>
 const passwordStdinOption = () =>
   new Option('--password-stdin', 'read the password from the first line of standard input').makeOptionMandatory()
 
-export function usersCommand(): Command {
+export function usersCommand(io: CliIo): Command {
+  const console = consoleOf(io)
   const users = new Command('users').description('manage the users who may obtain tokens')
 
   users
@@ -45,8 +47,8 @@ export function usersCommand(): Command {
     .addOption(passwordStdinOption())
     .action(async (name: string, options: { role: Role }) => {
       checkName(name)
-      const passwordHash = await hashPassword(await passwordFromStdin())
-      const created = await withStore((store) =>
+      const passwordHash = await hashPassword(await passwordFromStdin(io))
+      const created = await withStore(io, (store) =>
         store.createUser({ name, passwordHash, role: options.role, createdAt: Date.now() })
       )
       if (!created) throw new CliError(`user "${name}" exists already`)
@@ -58,7 +60,7 @@ export function usersCommand(): Command {
     .description('list the users, their roles and creation times')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const rows = (await withStore((store) => store.listUsers())).map((user) => ({
+      const rows = (await withStore(io, (store) => store.listUsers())).map((user) => ({
         name: user.name,
         role: user.role,
         created: new Date(user.createdAt).toISOString()
@@ -73,7 +75,7 @@ export function usersCommand(): Command {
     .argument('<name>', 'user name')
     .addArgument(new Argument('<role>', 'new role').choices(roles))
     .action(async (name: string, role: Role) => {
-      const changed = await withStore((store) => store.setRole(name, role))
+      const changed = await withStore(io, (store) => store.setRole(name, role))
       if (!changed) throw new CliError(`no user "${name}"`)
       console.log(`User "${name}" now has role ${role}.`)
     })
@@ -83,7 +85,7 @@ export function usersCommand(): Command {
     .description('delete a user; tokens already issued stay valid until they expire')
     .argument('<name>', 'user name')
     .action(async (name: string) => {
-      const removed = await withStore((store) => store.removeUser(name))
+      const removed = await withStore(io, (store) => store.removeUser(name))
       if (!removed) throw new CliError(`no user "${name}"`)
       console.log(`Removed user "${name}".`)
     })
@@ -94,8 +96,8 @@ export function usersCommand(): Command {
     .argument('<name>', 'user name')
     .addOption(passwordStdinOption())
     .action(async (name: string) => {
-      const passwordHash = await hashPassword(await passwordFromStdin())
-      const changed = await withStore((store) => store.setPasswordHash(name, passwordHash))
+      const passwordHash = await hashPassword(await passwordFromStdin(io))
+      const changed = await withStore(io, (store) => store.setPasswordHash(name, passwordHash))
       if (!changed) throw new CliError(`no user "${name}"`)
       console.log(`Changed the password of "${name}".`)
     })

@@ -113,3 +113,17 @@ t.test('the signing secret is the configured one', async (t) => {
   )
   t.not(TEST_SECRET, 'x'.repeat(40))
 })
+
+t.test('verification is stateless: it works while the store is away', async (t) => {
+  const app = await build(t)
+  const token = signJwt(claims('ana'))
+  await app.store.close()
+  const response = await verify(app, { Authorization: token })
+  t.equal(response.statusCode, 200)
+})
+
+t.test('unknown query parameters are ignored', async (t) => {
+  const app = await build(t)
+  const response = await app.inject({ url: '/auth/verify?debug=1&token=x', headers: { authorization: signJwt(claims('ana')) } })
+  t.equal(response.statusCode, 200)
+})

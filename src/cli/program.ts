@@ -1,0 +1,62 @@
+import { Command, CommanderError } from 'commander'
+import { writeFileSync } from 'node:fs'
+import { ConfigError } from '../config.js'
+import { packageVersion } from '../package-info.js'
+import { CliError } from './errors.js'
+import { processIo, type CliIo } from './io.js'
+import { usersCommand } from './users.js'
+
+/** The `tracer` command and its subcommands, reading and writing only through `io`. */
+export function createProgram(io: CliIo = processIo()): Command {
+  const program = new Command('tracer')
+    .description('frb-tracer: tokens, events and the baseband event tracer')
+    .version(packageVersion)
+
+  program
+    .command('serve')
+    .description('serve the HTTP API (configured by the environment; see README)')
+    .action(async () => {
+      // Loaded on demand, like `openapi` below, so that the users commands start in a blink.
+      const { startServer } = await import('../server.js')
+      await startServer(io.env)
+    })
+
+  program.addCommand(usersCommand(io))
+
+  program
+    .command('openapi')
+    .description('print openapi.yaml as the route schemas describe it')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action(async (options: { output?: string }) => {
+      const { generateOpenApiYaml } = await import('../openapi.js')
+      const yaml = await generateOpenApiYaml()
+      if (options.output === undefined) io.stdout.write(yaml)
+      else writeFileSync(options.output, yaml)
+    })
+
+  for (const command of allCommands(program)) {
+    command
+      .showHelpAfterError()
+      .exitOverride()
+      .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+  }
+  return program
+}
+
+function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)]
+}
+
+/** Runs the program on `argv` (user arguments only); resolves to the exit status. */
+export async function runProgram(argv: string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    await createProgram(io).parseAsync(argv, { from: 'user' })
+    return 0
+  } catch (error) {
+    // Commander has printed its own message (usage errors) or the help (exit code 0) already.
+    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof ConfigError || error instanceof CliError) io.stderr.write(`tracer: ${error.message}\n`)
+    else io.stderr.write(`tracer: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    return 1
+  }
+}

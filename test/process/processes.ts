@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import type { Test } from 'tap'
+
+/** Process tests run the built service, exactly what `npm start` runs; `npm test` builds it first. */
+const CLI = 'dist/src/cli.js'
+
+/** Only what a process needs: none of the developer's own TRACER_* or JWT_* variables leak in. */
+const baseEnv = () => ({ PATH: process.env.PATH ?? '', LOG_LEVEL: 'info' })
+
+export interface ServerProcess {
+  url: string
+  child: ChildProcess
+  /** Everything the process printed to stdout, line by line, so far. */
+  output: string[]
+}
+
+/** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
+export async function startServer(t: Test, env: Record<string, string>): Promise<ServerProcess> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...baseEnv(), PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  t.teardown(() => stop(child))
+  const output: string[] = []
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const lines = createInterface({ input: child.stdout! })
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.on('line', (line) => {
+      output.push(line)
+      const listening = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(line)
+      if (listening) resolve(listening[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)))
+  })
+  return { url, child, output }
+}
+
+export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill(signal)
+  await exited
+}
+
+export interface CliResult {
+  status: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs the command-line tool with `input` on its standard input. */
+export async function runCli(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => (stdout += chunk))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  child.stdin.end(input)
+  const [status] = (await once(child, 'exit')) as [number | null]
+  return { status, stdout, stderr }
+}
+
+/** POST or GET with JSON, as any HTTP client would. */
+export async function request(url: string, options: { method?: string; token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {}
+  if (options.token !== undefined) headers.authorization = options.token
+  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  const response = await fetch(url, {
+    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body)
+  })
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+}

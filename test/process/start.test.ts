@@ -1,0 +1,51 @@
+import { join } from 'node:path'
+import t from 'tap'
+import { request, runCli, startServer, stop } from './processes.js'
+
+t.test('the first start on an empty store creates admin with a random password shown once', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  const first = await startServer(t, env)
+  const announcement = first.output.find((line) => line.startsWith('Created user "admin"'))
+  const password = /with password (\S+)$/.exec(announcement ?? '')?.[1]
+  t.ok(password, 'the password is printed')
+  const login = await request(`${first.url}/auth`, { body: { username: 'admin', password } })
+  t.equal(login.status, 200, 'and it works')
+  t.notOk(first.output.some((line) => line.includes(password!) && line.startsWith('{')), 'it is not in a log line')
+  await stop(first.child)
+
+  const second = await startServer(t, env)
+  t.notOk(second.output.some((line) => line.includes('Created user')), 'the next start creates nobody')
+})
+
+t.test('a bad configuration value stops start-up with one line naming it', async (t) => {
+  const result = await runCli(['serve'], { PORT: 'eighty', TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
+  t.equal(result.status, 1)
+  t.match(result.stderr, /^tracer: Invalid configuration: PORT .*"eighty"/)
+  t.equal(result.stderr.trim().split('\n').length, 1, 'one line')
+})
+
+t.test('production refuses to start without JWT_SECRET', async (t) => {
+  const result = await runCli(['serve'], { NODE_ENV: 'production', TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
+  t.equal(result.status, 1)
+  t.equal(result.stderr.trim(), 'tracer: Invalid configuration: JWT_SECRET is required when NODE_ENV=production')
+})
+
+t.test('users commands work while the server runs on the same store', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), TRACER_ADMIN_PASSWORD: 'admin-password' }
+  const server = await startServer(t, env)
+  const added = await runCli(['users', 'add', 'pipeline', '--role', 'writer', '--password-stdin'], env, 's3cret\n')
+  t.equal(added.status, 0, added.stderr)
+  const login = await request(`${server.url}/auth`, { body: { username: 'pipeline', password: 's3cret' } })
+  t.equal(login.status, 200, 'the running server sees the new user')
+
+  const changed = await runCli(['users', 'passwd', 'pipeline', '--password-stdin'], env, 'n3w\n')
+  t.equal(changed.status, 0, changed.stderr)
+  const old = await request(`${server.url}/auth`, { body: { username: 'pipeline', password: 's3cret' } })
+  t.equal(old.status, 401, 'the old password no longer works')
+  const refresh = await request(`${server.url}/auth/refresh`, {
+    token: login.body.access_token as string,
+    body: { refresh_token: login.body.refresh_token }
+  })
+  t.equal(refresh.status, 401, 'a new password ends the old refresh token')
+  t.equal((await request(`${server.url}/auth`, { body: { username: 'pipeline', password: 'n3w' } })).status, 200)
+})
