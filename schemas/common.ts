@@ -70,5 +70,25 @@ export function errorResponses<const S extends readonly (keyof typeof errorDescr
   ) as { [K in S[number]]: ReturnType<typeof ref<typeof ErrorEnvelopeSchema>> }
 }
 
+export const EventNoSchema = Type.Integer({
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: 'Event number: an integer from 0 to 2^53-1.'
+})
+
+/**
+ * An event number in a path. Kept a string so that only plain decimal digits pass ("0x10", "1e3"
+ * and "12.0" are numbers to a coercing validator, not event numbers); eventNoFromPath converts it.
+ */
+export const EventNoPathSchema = Type.String({
+  pattern: '^(0|[1-9][0-9]{0,15})$',
+  description: 'Event number: an integer from 0 to 2^53-1, in decimal.'
+})
+
+export const StatusTrueSchema = Type.Object(
+  { status: Type.Literal(true) },
+  { $id: 'StatusTrue', description: 'What the Python trace updater expects.', additionalProperties: false }
+)
+
 /** The security requirement of routes that need an access token (a fresh array: no YAML aliases). */
 export const tokenSecurity = () => [{ accessToken: [] }]

@@ -7,19 +7,46 @@ import {
   TokenPairSchema,
   TokenValidSchema
 } from './auth.js'
-import { ErrorEnvelopeSchema, ExceptionSchema } from './common.js'
+import { ErrorEnvelopeSchema, ExceptionSchema, StatusTrueSchema } from './common.js'
+import { DatatrailMemberSchema, datatrailSchema, LargerDatasetSchema } from './datatrail.js'
+import { eventStatusSchema } from './event-status.js'
+import { actionsSchema, eventInputSchema, eventPageSchema, eventSchema, UpsertResultSchema } from './events.js'
+import { heartbeatInputSchema, heartbeatSchema } from './heartbeats.js'
 import { HealthSchema, VersionSchema } from './service.js'
+import { basebandCallbackSchema, createTraceRequestSchema, StageStatusSchema, traceSchema, updateTraceRequestSchema } from './trace.js'
 
-/** Every schema with an `$id`: registered once with `fastify.addSchema`, named in openapi.yaml. */
-export const sharedSchemas: TSchema[] = [
-  ExceptionSchema,
-  ErrorEnvelopeSchema,
-  CredentialsSchema,
-  TokenPairSchema,
-  AccessTokenResponseSchema,
-  RefreshRequestSchema,
-  TokenValidSchema,
-  TokenInvalidSchema,
-  VersionSchema,
-  HealthSchema
-]
+/**
+ * Every schema with an `$id`, registered once with `fastify.addSchema` and named in openapi.yaml.
+ * Shapes with a key per site are built from the configured sites.
+ */
+export function sharedSchemas(sites: readonly string[]): TSchema[] {
+  return [
+    ExceptionSchema,
+    ErrorEnvelopeSchema,
+    StatusTrueSchema,
+    CredentialsSchema,
+    TokenPairSchema,
+    AccessTokenResponseSchema,
+    RefreshRequestSchema,
+    TokenValidSchema,
+    TokenInvalidSchema,
+    VersionSchema,
+    HealthSchema,
+    StageStatusSchema,
+    traceSchema(sites),
+    basebandCallbackSchema(sites),
+    createTraceRequestSchema(sites),
+    updateTraceRequestSchema(sites),
+    actionsSchema(sites),
+    eventSchema(sites),
+    eventInputSchema(sites),
+    eventPageSchema(sites),
+    UpsertResultSchema,
+    LargerDatasetSchema,
+    DatatrailMemberSchema,
+    datatrailSchema(sites),
+    heartbeatSchema(sites),
+    heartbeatInputSchema(sites),
+    eventStatusSchema(sites)
+  ]
+}

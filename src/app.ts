@@ -2,7 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import authRoutes from '../plugins/auth.js'
+import eventRoutes from '../plugins/events.js'
 import serviceRoutes from '../plugins/service.js'
+import tracerRoutes from '../plugins/tracer.js'
 import { sharedSchemas } from '../schemas/index.js'
 import type { Config } from './config.js'
 import authentication from './infrastructure/authentication.js'
@@ -60,7 +62,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
   fastify.decorate('config', config)
   fastify.decorate('store', store)
   fastify.addHook('onClose', () => store.close())
-  for (const schema of sharedSchemas) fastify.addSchema(schema)
+  for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errors)
   await fastify.register(docs)
@@ -68,6 +70,8 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
 
   await fastify.register(serviceRoutes)
   await fastify.register(authRoutes, { prefix: '/auth' })
+  await fastify.register(eventRoutes, { prefix: '/v1/events' })
+  await fastify.register(tracerRoutes, { prefix: '/v1/event-tracer' })
 }
 
 export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })

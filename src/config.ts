@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value'
 const siteList = Type.Transform(
   Type.String({
     default: 'chime,kko,gbo,hco',
-    pattern: '^[a-z][a-z0-9_]{0,31}(,[a-z][a-z0-9_]{0,31}){0,15}$',
+    pattern: '^[a-z][a-z0-9_]{0,31}(,[a-z][a-z0-9_]{0,31}){0,63}$',
     description: 'Comma-separated site identifiers; the first is the primary site.'
   })
 )

@@ -18,6 +18,8 @@ async function docs(fastify: FastifyInstance) {
       },
       tags: [
         { name: 'auth', description: 'Access and refresh tokens' },
+        { name: 'tracer', description: 'Baseband callbacks, event status, and the pipeline’s trace writes' },
+        { name: 'events', description: 'Detected events' },
         { name: 'service', description: 'Service routes without a token' }
       ],
       components: {

@@ -79,5 +79,7 @@ function describeValidationIssue(context: string, issue: ValidationIssue): strin
     path.push(String(issue.params.additionalProperty))
     problem = 'is not allowed'
   }
-  return [partName[context] ?? context, ...path].join('.') + ' ' + problem
+  // body[3].snr: array indexes in brackets, so a batch error names the record.
+  const field = path.map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`)).join('')
+  return `${partName[context] ?? context}${field} ${problem}`
 }

@@ -4,6 +4,7 @@ import t from 'tap'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { SqliteStore } from '../../src/store/sqlite/store.js'
 import { storeConformance } from './conformance.js'
+import { tracerConformance } from './tracer-conformance.js'
 
 const openFresh = async (t: Parameters<typeof storeConformance>[0]) => {
   const store = SqliteStore.open(join(t.testdir(), 'tracer.sqlite'))
@@ -11,7 +12,10 @@ const openFresh = async (t: Parameters<typeof storeConformance>[0]) => {
   return store
 }
 
-t.test('the SQLite adapter passes the store conformance suite', async (t) => storeConformance(t, openFresh))
+t.test('the SQLite adapter passes the store conformance suite', async (t) => {
+  storeConformance(t, openFresh)
+  tracerConformance(t, openFresh)
+})
 
 t.test('the file is created with its folder, in WAL mode, at the current schema version', async (t) => {
   const path = join(t.testdir(), 'nested', 'folder', 'tracer.sqlite')

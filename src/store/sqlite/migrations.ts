@@ -10,5 +10,43 @@ export const migrations: readonly string[] = [
      created_at               INTEGER NOT NULL,
      refresh_token_hash       TEXT,
      refresh_token_expires_at INTEGER
-   ) STRICT`
+   ) STRICT`,
+
+  // Event tracer. Times: timestamp_ms is the event time (ms); update_timestamp columns are write
+  // times in seconds. A trace is one JSON document with the pipeline's flat slash keys.
+  `CREATE TABLE events (
+     event_no            INTEGER PRIMARY KEY,
+     timestamp_ms        INTEGER NOT NULL,
+     snr                 REAL NOT NULL,
+     dm                  REAL,
+     known_source_name   TEXT NOT NULL,
+     tsar_classification TEXT,
+     actions             TEXT NOT NULL,
+     baseband_requested  INTEGER NOT NULL,
+     update_timestamp    REAL NOT NULL
+   ) STRICT;
+   CREATE INDEX events_by_time ON events (timestamp_ms, event_no);
+   CREATE INDEX events_by_source ON events (known_source_name, timestamp_ms, event_no);
+   CREATE INDEX events_baseband_by_time ON events (timestamp_ms, event_no) WHERE baseband_requested = 1;
+
+   CREATE TABLE traces (
+     event_no INTEGER PRIMARY KEY,
+     doc      TEXT NOT NULL
+   ) STRICT;
+
+   CREATE TABLE datatrail (
+     event_no         INTEGER NOT NULL,
+     member           TEXT NOT NULL,
+     doc              TEXT NOT NULL,
+     update_timestamp REAL NOT NULL,
+     PRIMARY KEY (event_no, member)
+   ) STRICT, WITHOUT ROWID;
+
+   CREATE TABLE heartbeats (
+     heartbeat_id     INTEGER PRIMARY KEY,
+     event_no         INTEGER NOT NULL,
+     doc              TEXT NOT NULL,
+     update_timestamp REAL NOT NULL
+   ) STRICT;
+   CREATE INDEX heartbeats_by_event ON heartbeats (event_no, heartbeat_id);`
 ]

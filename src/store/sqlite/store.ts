@@ -1,51 +1,43 @@
 import type Database from 'better-sqlite3'
 import type { Role } from '../../../schemas/auth.js'
-import { StoreUnavailableError, type NewUser, type Store, type UserRecord } from '../port.js'
+import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
+import type { TimeWindow } from '../../domain/time-window.js'
+import type { StoredTrace } from '../../domain/trace.js'
+import {
+  StoreUnavailableError,
+  type CallbackRow,
+  type EventListQuery,
+  type EventParts,
+  type EventPosition,
+  type NewUser,
+  type Store,
+  type StoredDatatrail,
+  type StoredEvent
+} from '../port.js'
 import { asStoreError, openDatabase } from './database.js'
+import { SqliteEventParts } from './event-parts.js'
+import { SqliteEvents } from './events.js'
+import { SqliteTraces } from './traces.js'
+import { SqliteUsers } from './users.js'
 
-interface UserRow {
-  name: string
-  password_hash: string
-  role: Role
-  created_at: number
-  refresh_token_hash: string | null
-  refresh_token_expires_at: number | null
-}
-
-const toUser = (row: UserRow): UserRecord => ({
-  name: row.name,
-  passwordHash: row.password_hash,
-  role: row.role,
-  createdAt: row.created_at,
-  refreshTokenHash: row.refresh_token_hash,
-  refreshTokenExpiresAt: row.refresh_token_expires_at
-})
-
-/** The embedded store: one SQLite file, statements prepared once. */
+/**
+ * The embedded store: one SQLite file. better-sqlite3 is synchronous, so every method runs to
+ * completion before another request's code runs; across processes, SQLite's locks serialise writes.
+ */
 export class SqliteStore implements Store {
   readonly kind = 'sqlite'
-  private readonly statements
+  private readonly users: SqliteUsers
+  private readonly events: SqliteEvents
+  private readonly traces: SqliteTraces
+  private readonly parts: SqliteEventParts
+  private readonly pingStatement: Database.Statement
 
   private constructor(private readonly db: Database.Database) {
-    this.statements = {
-      ping: db.prepare('PRAGMA user_version'),
-      insertUser: db.prepare(
-        `INSERT INTO users (name, password_hash, role, created_at)
-         VALUES (@name, @passwordHash, @role, @createdAt) ON CONFLICT (name) DO NOTHING`
-      ),
-      findUser: db.prepare<[string], UserRow>('SELECT * FROM users WHERE name = ?'),
-      listUsers: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY name'),
-      countUsers: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users'),
-      setRole: db.prepare('UPDATE users SET role = ? WHERE name = ?'),
-      setPasswordHash: db.prepare(
-        `UPDATE users SET password_hash = ?, refresh_token_hash = NULL, refresh_token_expires_at = NULL
-         WHERE name = ?`
-      ),
-      removeUser: db.prepare('DELETE FROM users WHERE name = ?'),
-      saveRefreshToken: db.prepare(
-        'UPDATE users SET refresh_token_hash = ?, refresh_token_expires_at = ? WHERE name = ?'
-      )
-    }
+    this.users = new SqliteUsers(db)
+    this.events = new SqliteEvents(db)
+    this.traces = new SqliteTraces(db)
+    this.parts = new SqliteEventParts(db)
+    this.pingStatement = db.prepare('PRAGMA user_version')
   }
 
   static open(path: string): SqliteStore {
@@ -66,46 +58,55 @@ export class SqliteStore implements Store {
     }
   }
 
-  ping() {
-    return this.run(() => void this.statements.ping.get())
-  }
+  ping = () => this.run(() => void this.pingStatement.get())
 
   async close() {
     if (this.db.open) this.db.close()
   }
 
-  createUser(user: NewUser) {
-    return this.run(() => this.statements.insertUser.run(user).changes === 1)
+  createUser = (user: NewUser) => this.run(() => this.users.create(user))
+  findUser = (name: string) => this.run(() => this.users.find(name))
+  listUsers = () => this.run(() => this.users.list())
+  countUsers = () => this.run(() => this.users.count())
+  setRole = (name: string, role: Role) => this.run(() => this.users.setRole(name, role))
+  setPasswordHash = (name: string, hash: string) => this.run(() => this.users.setPasswordHash(name, hash))
+  removeUser = (name: string) => this.run(() => this.users.remove(name))
+  saveRefreshToken = (name: string, tokenHash: string, expiresAt: number) =>
+    this.run(() => this.users.saveRefreshToken(name, tokenHash, expiresAt))
+
+  upsertEvents = (events: StoredEvent[]) => this.run(() => this.events.upsert(events))
+  findEvent = (eventNo: number) => this.run(() => this.events.find(eventNo))
+  listEvents = (query: EventListQuery) => this.run(() => this.events.list(query))
+
+  async *basebandCallbacks(window: TimeWindow, pageSize: number): AsyncIterable<CallbackRow[]> {
+    let after: EventPosition | undefined
+    for (;;) {
+      const page = await this.run(() => this.events.callbackPage(window, after, pageSize))
+      if (page.length > 0) yield page
+      if (page.length < pageSize) return
+      const last = page[page.length - 1]!.event
+      after = { timestamp: last.timestamp, event_no: last.event_no }
+    }
   }
 
-  findUser(name: string) {
-    return this.run(() => {
-      const row = this.statements.findUser.get(name)
-      return row === undefined ? null : toUser(row)
-    })
-  }
+  createTrace = (eventNo: number, initial: Record<string, string>, now: number) =>
+    this.run(() => this.traces.create(eventNo, initial, now))
+  setTraceStatus = (eventNo: number, key: string, status: string, initial: Record<string, string>, now: number) =>
+    this.run(() => this.traces.setStatus(eventNo, key, status, initial, now))
+  findTrace = (eventNo: number) => this.run(() => this.traces.find(eventNo))
+  upsertTraces = (traces: StoredTrace[]) => this.run(() => this.traces.upsert(traces))
 
-  listUsers() {
-    return this.run(() => this.statements.listUsers.all().map(toUser))
-  }
+  putDatatrail = (items: StoredDatatrail[]) => this.run(() => this.parts.putDatatrail(items))
+  addHeartbeats = (heartbeats: HeartbeatInput[], now: number) => this.run(() => this.parts.addHeartbeats(heartbeats, now))
 
-  countUsers() {
-    return this.run(() => this.statements.countUsers.get()?.n ?? 0)
-  }
-
-  setRole(name: string, role: Role) {
-    return this.run(() => this.statements.setRole.run(role, name).changes === 1)
-  }
-
-  setPasswordHash(name: string, passwordHash: string) {
-    return this.run(() => this.statements.setPasswordHash.run(passwordHash, name).changes === 1)
-  }
-
-  removeUser(name: string) {
-    return this.run(() => this.statements.removeUser.run(name).changes === 1)
-  }
-
-  saveRefreshToken(name: string, tokenHash: string, expiresAt: number) {
-    return this.run(() => this.statements.saveRefreshToken.run(tokenHash, expiresAt, name).changes === 1)
-  }
+  /** Four index lookups in one read transaction, so the parts come from one snapshot. */
+  eventParts = (eventNo: number): Promise<EventParts> =>
+    this.run(
+      this.db.transaction(() => ({
+        event: this.events.find(eventNo),
+        trace: this.traces.find(eventNo),
+        datatrail: this.parts.datatrailOf(eventNo),
+        heartbeats: this.parts.heartbeatsOf(eventNo)
+      }))
+    )
 }

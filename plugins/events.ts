@@ -1,0 +1,122 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import sjson from 'secure-json-parse'
+import { errorResponses, EventNoPathSchema, ref, tokenSecurity } from '../schemas/common.js'
+import { eventInputSchema, eventPageSchema, EventQuerySchema, eventSchema, UpsertResultSchema } from '../schemas/events.js'
+import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
+import { eventNoFromPath } from '../src/domain/event-no.js'
+import { eventOutput, toStoredEvent } from '../src/domain/events.js'
+import { optionalWindow } from '../src/domain/time-window.js'
+import { badRequest, notFound } from '../src/errors.js'
+import type { EventListQuery } from '../src/store/port.js'
+
+const DAY_MS = 86_400_000
+
+/** The event list: keyset pages, one event, and batch upserts (JSON array or NDJSON). */
+const events: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { store, config } = fastify
+  const sites = config.TRACER_SITES
+  fastify.addHook('onRequest', fastify.authenticate)
+
+  // NDJSON: one record a line, parsed as safely as JSON bodies (no __proto__ or constructor keys).
+  fastify.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_request, body, done) => {
+    const records: unknown[] = []
+    const lines = (body as string).split('\n')
+    for (const [index, line] of lines.entries()) {
+      if (line.trim() === '') continue
+      try {
+        records.push(sjson.parse(line, undefined, { protoAction: 'error', constructorAction: 'error' }))
+      } catch {
+        return done(badRequest(`body line ${index + 1} is not valid JSON`), undefined)
+      }
+    }
+    done(null, records)
+  })
+
+  // A fresh object per route: shared ones would become YAML aliases in openapi.yaml.
+  const common = () => ({ tags: ['events'], security: tokenSecurity() })
+
+  fastify.get(
+    '/',
+    {
+      prefixTrailingSlash: 'no-slash',
+      schema: {
+        ...common(),
+        operationId: 'listEvents',
+        summary: 'Events of a window, newest first by default, in keyset pages',
+        description: 'A page costs the same at any depth. Follow `next_cursor` until it is null.',
+        querystring: EventQuerySchema,
+        response: { 200: ref(eventPageSchema(sites), { description: 'One page of events.' }), ...errorResponses(400, 401, 503) }
+      }
+    },
+    async ({ query }) => {
+      const limit = query.limit ?? 100
+      const listQuery: EventListQuery =
+        query.cursor === undefined
+          ? {
+              window: optionalWindow(query, config.MAX_WINDOW_DAYS),
+              order: query.order ?? 'desc',
+              limit,
+              minSnr: query.min_snr,
+              maxSnr: query.max_snr,
+              knownSourceName: query.known_source_name,
+              basebandRequested: query.baseband_requested
+            }
+          : decodeCursor(query.cursor, limit, config.MAX_WINDOW_DAYS * DAY_MS)
+      // One row more than asked tells whether another page follows.
+      const rows = await store.listEvents({ ...listQuery, limit: limit + 1 })
+      const page = rows.slice(0, limit)
+      return {
+        events: page.map((event) => eventOutput(event, sites)),
+        next_cursor: rows.length > limit ? encodeCursor(listQuery, page[page.length - 1]!) : null
+      }
+    }
+  )
+
+  fastify.get(
+    '/:event_no',
+    {
+      schema: {
+        ...common(),
+        operationId: 'getEvent',
+        summary: 'One event',
+        params: Type.Object({ event_no: EventNoPathSchema }),
+        response: { 200: ref(eventSchema(sites), { description: 'The event.' }), ...errorResponses(400, 401, 404, 503) }
+      }
+    },
+    async ({ params }) => {
+      const eventNo = eventNoFromPath(params.event_no)
+      const event = await store.findEvent(eventNo)
+      if (event === null) throw notFound(`No event ${eventNo}.`)
+      return eventOutput(event, sites)
+    }
+  )
+
+  fastify.post(
+    '/',
+    {
+      prefixTrailingSlash: 'no-slash',
+      onRequest: fastify.requireRole('writer'),
+      schema: {
+        ...common(),
+        operationId: 'upsertEvents',
+        summary: 'Insert or replace up to 1000 events in one transaction',
+        description:
+          'A JSON array, or NDJSON with `Content-Type: application/x-ndjson`. One bad record refuses the whole ' +
+          'batch with 400 naming its index.',
+        body: Type.Array(ref(eventInputSchema(sites)), { minItems: 1, maxItems: 1000 }),
+        response: {
+          200: ref(UpsertResultSchema, { description: 'All stored; they survive a crash of the server.' }),
+          ...errorResponses(400, 401, 403, 413, 415, 503)
+        }
+      }
+    },
+    async ({ body }) => {
+      const now = Date.now() / 1000
+      const stored = body.map((input, index) => toStoredEvent(input, sites, now, index))
+      return { upserted: await store.upsertEvents(stored) }
+    }
+  )
+}
+
+export default events

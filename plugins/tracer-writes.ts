@@ -1,0 +1,103 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errorResponses, ref, StatusTrueSchema, tokenSecurity } from '../schemas/common.js'
+import { DatatrailMemberSchema, datatrailParamsSchema } from '../schemas/datatrail.js'
+import { heartbeatBatchSchema } from '../schemas/heartbeats.js'
+import { createTraceRequestSchema, updateTraceRequestSchema } from '../schemas/trace.js'
+import { eventNoFromPath } from '../src/domain/event-no.js'
+import { CLASSIFICATION_STAGE, initialTrace, keyForUpdate, traceKeys } from '../src/domain/trace.js'
+import { badRequest } from '../src/errors.js'
+
+const nowSeconds = () => Date.now() / 1000
+
+/**
+ * The writes the pipeline makes (CONTRACT section 6), for the roles writer and admin. The role is
+ * checked before the body is read, so a reader gets 403 whatever it sends.
+ */
+const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { store, config } = fastify
+  const sites = config.TRACER_SITES
+  const initial = initialTrace(traceKeys(sites))
+  fastify.addHook('onRequest', fastify.requireRole('writer'))
+
+  const ok = ref(StatusTrueSchema, { description: 'Stored; it survives a crash of the server.' })
+  const writeErrors = errorResponses(400, 401, 403, 413, 415, 503)
+  // A fresh object per route: shared ones would become YAML aliases in openapi.yaml.
+  const common = () => ({ tags: ['tracer'], security: tokenSecurity() })
+
+  fastify.post(
+    '/create-trace',
+    {
+      schema: {
+        ...common(),
+        operationId: 'createTrace',
+        summary: 'Create the trace of an event with every stage incomplete; harmless when it exists',
+        body: ref(createTraceRequestSchema(sites)),
+        response: { 200: ok, ...writeErrors }
+      }
+    },
+    async ({ body }) => {
+      await store.createTrace(body.event, initial, nowSeconds())
+      return { status: true as const }
+    }
+  )
+
+  fastify.post(
+    '/update-trace',
+    {
+      schema: {
+        ...common(),
+        operationId: 'updateTrace',
+        summary: 'Set the status of one stage at one site, creating the trace when missing',
+        description: `Atomic: concurrent updates of different keys never lose one. Stage ${CLASSIFICATION_STAGE} has no site.`,
+        body: ref(updateTraceRequestSchema(sites)),
+        response: { 200: ok, ...writeErrors }
+      }
+    },
+    async ({ body }) => {
+      if (body.stage !== CLASSIFICATION_STAGE && !sites.includes(body.site)) {
+        throw badRequest(`body.site must be one of ${sites.join(', ')}`)
+      }
+      await store.setTraceStatus(body.event, keyForUpdate(body.stage, body.site), body.status, initial, nowSeconds())
+      return { status: true as const }
+    }
+  )
+
+  fastify.put(
+    '/datatrail/:event_no/:member',
+    {
+      schema: {
+        ...common(),
+        operationId: 'putDatatrail',
+        summary: 'Replace one datatrail member of an event (the event need not exist yet)',
+        params: datatrailParamsSchema(sites),
+        body: ref(DatatrailMemberSchema),
+        response: { 200: ok, ...writeErrors }
+      }
+    },
+    async ({ params, body }) => {
+      await store.putDatatrail([
+        { event_no: eventNoFromPath(params.event_no), member: params.member, value: body, update_timestamp: nowSeconds() }
+      ])
+      return { status: true as const }
+    }
+  )
+
+  fastify.post(
+    '/heartbeats',
+    {
+      schema: {
+        ...common(),
+        operationId: 'addHeartbeats',
+        summary: 'Store heartbeat records; a heartbeat_id already stored is left as it is',
+        body: heartbeatBatchSchema(sites),
+        response: { 200: ok, ...writeErrors }
+      }
+    },
+    async ({ body }) => {
+      await store.addHeartbeats(body, nowSeconds())
+      return { status: true as const }
+    }
+  )
+}
+
+export default tracerWrites

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { Readable } from 'node:stream'
+import { errorResponses, EventNoPathSchema, ref, tokenSecurity } from '../schemas/common.js'
+import { eventStatusSchema } from '../schemas/event-status.js'
+import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
+import { eventNoFromPath } from '../src/domain/event-no.js'
+import { compileEventStatus } from '../src/domain/event-status.js'
+import { requiredWindow, toIsoUtc } from '../src/domain/time-window.js'
+import { traceKeys, traceOutput } from '../src/domain/trace.js'
+import { notFound } from '../src/errors.js'
+import type { CallbackRow } from '../src/store/port.js'
+import tracerWrites from './tracer-writes.js'
+
+/** Rows read from the store at a time while streaming a window: bounds the memory of one request. */
+const PAGE_SIZE = 500
+
+/** The event tracer: baseband callbacks of a window, one event's status, and the trace writes. */
+const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
+  const { store, config } = fastify
+  const sites = config.TRACER_SITES
+  const keys = traceKeys(sites)
+  fastify.addHook('onRequest', fastify.authenticate)
+
+  const callback = ({ event, trace }: CallbackRow) => ({
+    event_no: event.event_no,
+    snr: event.snr,
+    known_source_name: event.known_source_name,
+    timestamp_utc: toIsoUtc(event.timestamp),
+    ...(trace === null ? {} : { trace: traceOutput(event.event_no, trace, keys) })
+  })
+  const elementSchema = ref(basebandCallbackSchema(sites))
+
+  fastify.get(
+    '/baseband-callbacks',
+    {
+      schema: {
+        tags: ['tracer'],
+        operationId: 'listBasebandCallbacks',
+        summary: 'Events of a window that should have triggered a baseband callback, with their traces',
+        description:
+          'Events with `start_time_utc <= time < end_time_utc` whose actions ask for baseband data at any site, ' +
+          'ascending by event time then event_no. `trace` is omitted when none is stored. The array is streamed.',
+        security: tokenSecurity(),
+        querystring: CallbackQuerySchema,
+        response: {
+          200: Type.Array(elementSchema, { description: 'The events, oldest first.' }),
+          ...errorResponses(400, 401, 503)
+        }
+      }
+    },
+    async (request, reply) => {
+      const window = requiredWindow(request.query, config.MAX_WINDOW_DAYS)
+      const pages = store.basebandCallbacks(window, PAGE_SIZE)[Symbol.asyncIterator]()
+      // The first page is read before answering, so an unavailable store is still a clean 503.
+      const first = await pages.next()
+      const serialize = reply.compileSerializationSchema(elementSchema) as (element: unknown) => string
+      const body = Readable.from(jsonArray(first, pages, (row) => serialize(callback(row))))
+      // Fastify sends a stream as it is; the 200 schema documents what the stream contains.
+      return reply.type('application/json; charset=utf-8').send(body as never)
+    }
+  )
+
+  fastify.get(
+    '/event-status/:event_no',
+    {
+      schema: {
+        tags: ['tracer'],
+        operationId: 'getEventStatus',
+        summary: 'One event’s full status: actions, classification, datatrail, trace and heartbeats',
+        security: tokenSecurity(),
+        params: Type.Object({ event_no: EventNoPathSchema }),
+        response: {
+          200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.' }),
+          ...errorResponses(400, 401, 404, 503)
+        }
+      }
+    },
+    async (request) => {
+      const event_no = eventNoFromPath(request.params.event_no)
+      const status = compileEventStatus(event_no, await store.eventParts(event_no), sites)
+      if (status === null) throw notFound(`No event, trace, datatrail or heartbeat is known for event ${event_no}.`)
+      return status
+    }
+  )
+
+  await fastify.register(tracerWrites)
+}
+
+/** `[`, the elements of every page separated by commas, `]`: one page in memory at a time. */
+async function* jsonArray<T>(
+  first: IteratorResult<T[]>,
+  pages: AsyncIterator<T[]>,
+  toJson: (element: T) => string
+): AsyncGenerator<string> {
+  yield '['
+  let separator = ''
+  for (let page = first; page.done !== true; page = await pages.next()) {
+    if (page.value.length === 0) continue
+    yield separator + page.value.map(toJson).join(',')
+    separator = ','
+  }
+  yield ']'
+}
+
+export default tracer

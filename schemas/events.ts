@@ -1,0 +1,83 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { dataProducts } from '../src/domain/sites.js'
+import { TIME_FORMAT_DESCRIPTION } from '../src/domain/time-window.js'
+import { EventNoSchema, ref, StringEnum } from './common.js'
+
+const actionFlags = (sites: readonly string[], description: string) =>
+  Type.Object(Object.fromEntries(dataProducts(sites).map((key) => [key, Type.Optional(Type.Boolean())])), {
+    additionalProperties: false,
+    description
+  })
+
+export const actionsSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      want: actionFlags(sites, 'Data products requested for the event.'),
+      got: actionFlags(sites, 'Data products received.')
+    },
+    {
+      $id: 'Actions',
+      additionalProperties: false,
+      description: 'Requested and completed actions: intensity data, baseband data, and baseband data per other site.'
+    }
+  )
+
+export type Actions = Static<ReturnType<typeof actionsSchema>>
+
+export const eventSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      event_no: EventNoSchema,
+      timestamp_utc: Type.String({ format: 'date-time', description: 'Event time, ISO 8601 UTC.' }),
+      snr: Type.Number({ description: 'Signal-to-noise ratio.' }),
+      dm: Type.Union([Type.Number(), Type.Null()], { description: 'Dispersion measure, or null.' }),
+      known_source_name: Type.String({
+        description: 'Known source, or the real-time pipeline category (EXT, AMB, GAL) when unknown.'
+      }),
+      tsar_classification: Type.String({ description: 'Classification; `unclassified` when none is stored.' }),
+      actions: ref(actionsSchema(sites))
+    },
+    { $id: 'Event', additionalProperties: false }
+  )
+
+export const eventInputSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      event_no: EventNoSchema,
+      timestamp_utc: Type.String({ minLength: 10, maxLength: 40, description: `Event time: ${TIME_FORMAT_DESCRIPTION}` }),
+      snr: Type.Number({ minimum: -1e9, maximum: 1e9 }),
+      known_source_name: Type.String({ minLength: 1, maxLength: 256 }),
+      dm: Type.Optional(Type.Union([Type.Number({ minimum: -1e9, maximum: 1e9 }), Type.Null()], { default: null })),
+      tsar_classification: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+      actions: Type.Optional(ref(actionsSchema(sites)))
+    },
+    { $id: 'EventInput', description: 'An event to insert or replace (by event_no).' }
+  )
+export type EventInput = Static<ReturnType<typeof eventInputSchema>>
+
+export const eventPageSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      events: Type.Array(ref(eventSchema(sites))),
+      next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last.' })
+    },
+    { $id: 'EventPage', additionalProperties: false }
+  )
+
+export const EventQuerySchema = Type.Object({
+  start_time_utc: Type.Optional(Type.String({ description: `Start of the window (inclusive). ${TIME_FORMAT_DESCRIPTION}` })),
+  end_time_utc: Type.Optional(Type.String({ description: 'End of the window (exclusive). Neither bound: the last 7 days; only a start: up to now; only an end: the 7 days before it.' })),
+  min_snr: Type.Optional(Type.Number()),
+  max_snr: Type.Optional(Type.Number()),
+  known_source_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  baseband_requested: Type.Optional(Type.Boolean({ description: 'Only events whose actions.want asks (true) or does not ask (false) for baseband data.' })),
+  order: Type.Optional(StringEnum(['desc', 'asc'] as const, { default: 'desc', description: 'By event time, then event_no.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'From `next_cursor`; it carries the window, filters and order of the first page, so the other parameters are ignored.' }))
+})
+export type EventQuery = Static<typeof EventQuerySchema>
+
+export const UpsertResultSchema = Type.Object(
+  { upserted: Type.Integer({ minimum: 0 }) },
+  { $id: 'UpsertResult', additionalProperties: false }
+)

@@ -1,0 +1,37 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { EventNoSchema, ref, StringEnum } from './common.js'
+
+const heartbeatFields = (sites: readonly string[]) => ({
+  heartbeat_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unique id of the heartbeat.' }),
+  site: StringEnum(sites),
+  sent: Type.Object(
+    {
+      trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }),
+      error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])
+    },
+    { additionalProperties: false }
+  ),
+  received: Type.Object(
+    {
+      total_data_files: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+      dir_size_gb: Type.Number({ minimum: 0 }),
+      finished_time: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      heartbeat_sent_unix_s: Type.Number()
+    },
+    { additionalProperties: false }
+  )
+})
+
+export const heartbeatSchema = (sites: readonly string[]) =>
+  Type.Object(heartbeatFields(sites), { $id: 'Heartbeat', additionalProperties: false })
+
+export const heartbeatInputSchema = (sites: readonly string[]) =>
+  Type.Object(
+    { event_no: EventNoSchema, ...heartbeatFields(sites) },
+    { $id: 'HeartbeatInput', additionalProperties: false, description: 'A heartbeat record and the event it belongs to.' }
+  )
+export type HeartbeatInput = Static<ReturnType<typeof heartbeatInputSchema>>
+export type Heartbeat = Omit<HeartbeatInput, 'event_no'>
+
+export const heartbeatBatchSchema = (sites: readonly string[]) =>
+  Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })

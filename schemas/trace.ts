@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox'
+import { TIME_FORMAT_DESCRIPTION } from '../src/domain/time-window.js'
+import { CLASSIFICATION_STAGE, STAGES, STATUSES, traceKeys } from '../src/domain/trace.js'
+import { EventNoSchema, ref, StringEnum } from './common.js'
+
+export const StageStatusSchema = StringEnum(STATUSES, {
+  $id: 'StageStatus',
+  description: 'A stored `not_required` reads `complete`; a missing key reads `incomplete`.'
+})
+
+/** The trace object: flat slash keys built from the configured sites and the four stages. */
+export const traceSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      event_no: EventNoSchema,
+      ...Object.fromEntries(traceKeys(sites).map((key) => [key, ref(StageStatusSchema)])),
+      update_timestamp: Type.Number({ description: 'Seconds since the epoch of the last update; 0 when none is stored.' })
+    },
+    { $id: 'Trace', additionalProperties: false }
+  )
+
+export const createTraceRequestSchema = (sites: readonly string[]) =>
+  Type.Object(
+    { event: EventNoSchema, site: StringEnum(sites, { description: 'A configured site; it has no other effect.' }) },
+    { $id: 'CreateTraceRequest' }
+  )
+
+export const updateTraceRequestSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      event: EventNoSchema,
+      site: Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: `One of ${sites.join(', ')}; ignored (any value) when stage is ${CLASSIFICATION_STAGE}.`
+      }),
+      stage: StringEnum([CLASSIFICATION_STAGE, ...STAGES]),
+      status: StringEnum(STATUSES)
+    },
+    { $id: 'UpdateTraceRequest' }
+  )
+
+export const CallbackQuerySchema = Type.Object({
+  start_time_utc: Type.String({ description: `Start of the window (inclusive): ${TIME_FORMAT_DESCRIPTION}` }),
+  end_time_utc: Type.String({ description: 'End of the window (exclusive), at most MAX_WINDOW_DAYS (366) after the start.' })
+})
+
+export const basebandCallbackSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      event_no: EventNoSchema,
+      snr: Type.Number(),
+      known_source_name: Type.String(),
+      timestamp_utc: Type.String({ format: 'date-time', description: 'Event time, ISO 8601 UTC.' }),
+      trace: Type.Optional(ref(traceSchema(sites), { description: 'Omitted when no trace is stored.' }))
+    },
+    { $id: 'BasebandCallback', additionalProperties: false }
+  )

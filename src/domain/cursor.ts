@@ -1,0 +1,44 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { badRequest } from '../errors.js'
+import type { EventListQuery, StoredEvent } from '../store/port.js'
+
+const Integer = Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER })
+
+/** What a cursor carries: the first page's window, order and filters, and the last position. */
+const CursorSchema = Type.Object({
+  window: Type.Object({ start: Integer, end: Integer }),
+  order: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
+  after: Type.Object({ timestamp: Integer, event_no: Integer }),
+  minSnr: Type.Optional(Type.Number()),
+  maxSnr: Type.Optional(Type.Number()),
+  knownSourceName: Type.Optional(Type.String()),
+  basebandRequested: Type.Optional(Type.Boolean())
+})
+const isCursor = TypeCompiler.Compile(CursorSchema)
+
+type Cursor = Static<typeof CursorSchema>
+
+/**
+ * The cursor of the page after the one that ended with `last`. It fixes the window, so a default
+ * window ("the last 7 days") does not slide while a client pages through it.
+ */
+export function encodeCursor(query: EventListQuery, last: StoredEvent): string {
+  const { limit: _limit, after: _after, ...rest } = query
+  const cursor: Cursor = { ...rest, after: { timestamp: last.timestamp, event_no: last.event_no } }
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url')
+}
+
+/** The query a cursor continues; its window is checked as if it had been given as parameters. */
+export function decodeCursor(text: string, limit: number, maxWindowMs: number): EventListQuery {
+  let cursor: unknown
+  try {
+    cursor = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    cursor = undefined
+  }
+  if (!isCursor.Check(cursor) || cursor.window.end <= cursor.window.start || cursor.window.end - cursor.window.start > maxWindowMs) {
+    throw badRequest('query.cursor is not a cursor this service issued')
+  }
+  return { ...cursor, limit }
+}

@@ -1,0 +1,61 @@
+import type { Actions, EventInput } from '../../schemas/events.js'
+import { badRequest } from '../errors.js'
+import type { StoredEvent } from '../store/port.js'
+import { basebandKeys, dataProducts } from './sites.js'
+import { parseUtcTime, toIsoUtc } from './time-window.js'
+
+export const UNCLASSIFIED = 'unclassified'
+export const NO_ACTIONS: Actions = { want: {}, got: {} }
+
+/** Baseband data is asked for when actions.want sets `baseband` or any `{site}_baseband`. */
+export function wantsBaseband(actions: Actions, sites: readonly string[]): boolean {
+  return basebandKeys(sites).some((key) => actions.want[key] === true)
+}
+
+/** An event record from a client, ready to store; `index` names it in errors of a batch. */
+export function toStoredEvent(input: EventInput, sites: readonly string[], now: number, index?: number): StoredEvent {
+  const timestamp = parseUtcTime(input.timestamp_utc)
+  if (timestamp === undefined) {
+    const where = index === undefined ? 'body' : `body[${index}]`
+    throw badRequest(`${where}.timestamp_utc must be a date YYYY-MM-DD or an ISO 8601 date-time`)
+  }
+  const actions = input.actions ?? NO_ACTIONS
+  return {
+    event_no: input.event_no,
+    timestamp,
+    snr: input.snr,
+    dm: input.dm ?? null,
+    known_source_name: input.known_source_name,
+    tsar_classification: input.tsar_classification ?? null,
+    actions,
+    baseband_requested: wantsBaseband(actions, sites),
+    update_timestamp: now
+  }
+}
+
+/** Only boolean members known for the configured sites: other writers may have stored more. */
+export function actionsOutput(actions: unknown, sites: readonly string[]): Actions {
+  const flags = (value: unknown) => {
+    const output: Record<string, boolean> = {}
+    if (value === null || typeof value !== 'object') return output
+    for (const key of dataProducts(sites)) {
+      const flag = (value as Record<string, unknown>)[key]
+      if (typeof flag === 'boolean') output[key] = flag
+    }
+    return output
+  }
+  const source = (actions ?? {}) as { want?: unknown; got?: unknown }
+  return { want: flags(source.want), got: flags(source.got) }
+}
+
+export function eventOutput(event: StoredEvent, sites: readonly string[]) {
+  return {
+    event_no: event.event_no,
+    timestamp_utc: toIsoUtc(event.timestamp),
+    snr: event.snr,
+    dm: event.dm,
+    known_source_name: event.known_source_name,
+    tsar_classification: event.tsar_classification ?? UNCLASSIFIED,
+    actions: actionsOutput(event.actions, sites)
+  }
+}

@@ -1,0 +1,80 @@
+import t, { type Test } from 'tap'
+import { optionalWindow, parseUtcTime, requiredWindow } from '../../src/domain/time-window.js'
+import { AppError } from '../../src/errors.js'
+
+const utc = (text: string) => Date.parse(text)
+
+t.test('accepted forms', async (t) => {
+  const cases: [string, string][] = [
+    ['2024-05-01', '2024-05-01T00:00:00.000Z'],
+    ['2024-02-29', '2024-02-29T00:00:00.000Z'],
+    ['2024-05-01T10:20', '2024-05-01T10:20:00.000Z'],
+    ['2024-05-01T10:20:30', '2024-05-01T10:20:30.000Z'],
+    ['2024-05-01T10:20:30Z', '2024-05-01T10:20:30.000Z'],
+    ['2024-05-01T10:20:30.5Z', '2024-05-01T10:20:30.500Z'],
+    ['2024-05-01T10:20:30.123456789Z', '2024-05-01T10:20:30.123Z'],
+    ['2024-05-01T10:20:30.999999+00:00', '2024-05-01T10:20:30.999Z'],
+    ['2024-05-01T12:20:30+02:00', '2024-05-01T10:20:30.000Z'],
+    ['2024-05-01T00:20-03:30', '2024-05-01T03:50:00.000Z'],
+    ['2024-12-31T23:59:59.999Z', '2024-12-31T23:59:59.999Z']
+  ]
+  for (const [text, iso] of cases) t.equal(parseUtcTime(text), utc(iso), text)
+})
+
+t.test('refused forms and impossible dates', async (t) => {
+  for (const text of [
+    '2024-02-30',
+    '2023-02-29',
+    '2024-13-01',
+    '2024-00-10',
+    '2024-05-01T24:00',
+    '2024-05-01T10:60',
+    '2024-05-01T10:20:61',
+    '2024-5-1',
+    '20240501',
+    '2024-05-01T10',
+    '2024-05-01 10:20',
+    '2024-05-01T10:20:30.Z',
+    '2024-05-01T10:20:30.1234567890Z',
+    '2024-05-01T10:20+0200',
+    '2024-05-01Z',
+    'yesterday',
+    '1714557600',
+    ''
+  ]) {
+    t.equal(parseUtcTime(text), undefined, JSON.stringify(text))
+  }
+})
+
+function badRequestNaming(t: Test, run: () => unknown, field: string) {
+  try {
+    run()
+    t.fail(`no error; expected a 400 naming ${field}`)
+  } catch (error) {
+    t.ok(error instanceof AppError && error.statusCode === 400, 'a 400')
+    t.match((error as AppError).reasons, [new RegExp(`^query\\.${field} `)], `names ${field}`)
+  }
+}
+
+t.test('required windows: both bounds, half-open, at most MAX_WINDOW_DAYS', async (t) => {
+  t.strictSame(requiredWindow({ start_time_utc: '2024-05-01', end_time_utc: '2024-05-02' }, 366), {
+    start: utc('2024-05-01T00:00:00Z'),
+    end: utc('2024-05-02T00:00:00Z')
+  })
+  badRequestNaming(t, () => requiredWindow({ start_time_utc: '2024-02-30', end_time_utc: '2024-03-02' }, 366), 'start_time_utc')
+  badRequestNaming(t, () => requiredWindow({ start_time_utc: '2024-03-01', end_time_utc: 'tomorrow' }, 366), 'end_time_utc')
+  badRequestNaming(t, () => requiredWindow({ start_time_utc: '2024-03-01', end_time_utc: '2024-03-01' }, 366), 'end_time_utc')
+  badRequestNaming(t, () => requiredWindow({ start_time_utc: '2024-03-02', end_time_utc: '2024-03-01' }, 366), 'end_time_utc')
+  t.ok(requiredWindow({ start_time_utc: '2024-01-01', end_time_utc: '2024-01-31' }, 30), 'exactly 30 days is allowed')
+  badRequestNaming(t, () => requiredWindow({ start_time_utc: '2024-01-01', end_time_utc: '2024-01-31T00:00:00.001Z' }, 30), 'end_time_utc')
+})
+
+t.test('optional windows default to the last 7 days', async (t) => {
+  const now = utc('2024-05-10T12:00:00Z')
+  const week = 7 * 86_400_000
+  t.strictSame(optionalWindow({}, 366, now), { start: now - week, end: now })
+  t.strictSame(optionalWindow({ start_time_utc: '2024-05-01' }, 366, now), { start: utc('2024-05-01'), end: now })
+  t.strictSame(optionalWindow({ end_time_utc: '2024-05-08' }, 366, now), { start: utc('2024-05-08') - week, end: utc('2024-05-08') })
+  badRequestNaming(t, () => optionalWindow({ start_time_utc: '2024-06-01' }, 366, now), 'start_time_utc')
+  badRequestNaming(t, () => optionalWindow({ start_time_utc: '2020-01-01' }, 366, now), 'end_time_utc')
+})

@@ -1,0 +1,34 @@
+import type { Test } from 'tap'
+import type { EventInput } from '../../schemas/events.js'
+import type { ConfigInput } from '../../src/config.js'
+import { toStoredEvent } from '../../src/domain/events.js'
+import { build, userWithTokens, type App } from '../helper.js'
+
+/** An app with a writer and a reader logged in. */
+export async function tracerApp(t: Test, env: ConfigInput = {}) {
+  const app = await build(t, env)
+  const writer = (await userWithTokens(app, 'pipeline', 'writer')).access_token
+  const reader = (await userWithTokens(app, 'operator', 'reader')).access_token
+  return { app, writer, reader }
+}
+
+/** Stores events directly, as the pipeline's POST /v1/events would. */
+export async function putEvents(app: App, events: EventInput[]) {
+  const now = Date.now() / 1000
+  await app.store.upsertEvents(events.map((event) => toStoredEvent(event, app.config.TRACER_SITES, now)))
+}
+
+/** An event record with defaults for what a test does not care about. */
+export const event = (event_no: number, timestamp_utc: string, overrides: Partial<EventInput> = {}): EventInput => ({
+  event_no,
+  timestamp_utc,
+  snr: 10,
+  known_source_name: 'EXT',
+  actions: { want: { baseband: true }, got: {} },
+  ...overrides
+})
+
+export const get = (app: App, url: string, token: string) => app.inject({ url, headers: { authorization: token } })
+
+export const post = (app: App, url: string, token: string, payload: unknown, method: 'POST' | 'PUT' = 'POST') =>
+  app.inject({ method, url, headers: { authorization: token }, payload: payload as object })
