@@ -11,7 +11,7 @@ import authentication from './infrastructure/authentication.js'
 import { clientErrorHandler, frameworkErrors } from './infrastructure/client-errors.js'
 import docs from './infrastructure/docs.js'
 import errors from './infrastructure/errors.js'
-import { buildValidator } from './infrastructure/validation.js'
+import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
 
 declare module 'fastify' {
@@ -53,7 +53,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifySer
     forceCloseConnections: 'idle',
     clientErrorHandler,
     frameworkErrors,
-    schemaController: { compilersFactory: { buildValidator } }
+    schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }
 }
 

@@ -45,8 +45,15 @@ export async function buildWithProbes(t: Test, addProbes: (app: FastifyInstance)
   return app
 }
 
+/**
+ * Test users get a cheap scrypt hash (N = 2^10): logging in still runs the production verification,
+ * which reads the cost from the stored hash, but a suite of hundreds of logins stays fast.
+ */
+const FIXTURE_COST = { N: 2 ** 10, r: 8, p: 1 }
+
 export async function addUser(app: App | FastifyInstance, name: string, password: string, role: Role = 'reader') {
-  const created = await app.store.createUser({ name, role, passwordHash: await hashPassword(password), createdAt: Date.now() })
+  const passwordHash = await hashPassword(password, FIXTURE_COST)
+  const created = await app.store.createUser({ name, role, passwordHash, createdAt: Date.now() })
   if (!created) throw new Error(`user ${name} exists`)
 }
 

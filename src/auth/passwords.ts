@@ -4,20 +4,23 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
  * scrypt with N = 2^15, r = 8 (32 MiB, tens of milliseconds a hash). The parameters are stored with
  * each hash, so they can be raised later without invalidating existing passwords.
  */
-const COST = { N: 2 ** 15, r: 8, p: 1 }
+export const PASSWORD_COST = { N: 2 ** 15, r: 8, p: 1 }
 const KEY_LENGTH = 32
 
-function derive(password: string, salt: Buffer, cost: typeof COST): Promise<Buffer> {
+type Cost = typeof PASSWORD_COST
+
+function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r }
   return new Promise((resolve, reject) =>
     scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))
   )
 }
 
-export async function hashPassword(password: string): Promise<string> {
+/** `cost` is for test fixtures only: verification always uses the parameters stored with the hash. */
+export async function hashPassword(password: string, cost: Cost = PASSWORD_COST): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(password, salt, COST)
-  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64'), key.toString('base64')].join('$')
+  const key = await derive(password, salt, cost)
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join('$')
 }
 
 /** A well-formed hash of a random password, made on first need: unknown users cost the same time as known ones. */
