@@ -49,6 +49,27 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
   )
 
   fastify.get(
+    '/metrics',
+    {
+      schema: {
+        tags: ['service'],
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics: requests and latency by route and status, store latency, process',
+        response: {
+          200: {
+            description: 'Prometheus text exposition format.',
+            content: { 'text/plain': { schema: Type.String() } }
+          }
+        }
+      }
+    },
+    async (_request, reply) => {
+      reply.type(fastify.metrics.contentType)
+      return fastify.metrics.metrics()
+    }
+  )
+
+  fastify.get(
     '/openapi.json',
     {
       schema: {

@@ -11,6 +11,7 @@ import authentication from './infrastructure/authentication.js'
 import { clientErrorHandler, frameworkErrors } from './infrastructure/client-errors.js'
 import docs from './infrastructure/docs.js'
 import errors from './infrastructure/errors.js'
+import metrics, { measuredStore } from './infrastructure/metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
 
@@ -59,8 +60,9 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifySer
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
 async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
+  await fastify.register(metrics)
   fastify.decorate('config', config)
-  fastify.decorate('store', store)
+  fastify.decorate('store', measuredStore(store, fastify.metrics))
   fastify.addHook('onClose', () => store.close())
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 

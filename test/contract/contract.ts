@@ -48,11 +48,13 @@ export async function call(t: Test, app: App, options: InjectOptions & { url: st
     return response
   }
   exercised.add(label)
+  const mediaType = String(response.headers['content-type']).split(';', 1)[0]!
   const validate = ajv.getSchema(
     'openapi.yaml#/' +
-      pointer('paths', template, method.toLowerCase(), 'responses', String(response.statusCode), 'content', 'application/json', 'schema')
+      pointer('paths', template, method.toLowerCase(), 'responses', String(response.statusCode), 'content', mediaType, 'schema')
   )
-  if (validate === undefined) return (t.fail(`${label} has no JSON schema`), response)
-  t.ok(validate(response.json()), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
+  if (validate === undefined) return (t.fail(`${label} declares no schema for ${mediaType}`), response)
+  const body = mediaType === 'application/json' ? response.json() : response.body
+  t.ok(validate(body), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
   return response
 }

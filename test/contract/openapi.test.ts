@@ -37,6 +37,7 @@ t.test('real responses of every route and status match openapi.yaml', async (t) 
   await call(t, app, { url: '/health' })
   await call(t, app, { url: '/ready' })
   await call(t, app, { url: '/openapi.json' })
+  await call(t, app, { url: '/metrics' })
   await app.store.close()
   await call(t, app, { url: '/ready' })
 

@@ -48,3 +48,22 @@ t.test('GET /docs serves the interactive documentation', async (t) => {
   const redirect = await app.inject({ url: '/docs' })
   t.ok([200, 302].includes(redirect.statusCode), `/docs answers ${redirect.statusCode}`)
 })
+
+t.test('GET /metrics: requests by route and status, latency, store latency, process metrics', async (t) => {
+  const app = await build(t)
+  await app.inject({ url: '/ready' })
+  await app.inject({ url: '/ready' })
+  await app.inject({ url: '/v1/events/7' })
+  await app.inject({ url: '/no/such/route' })
+  const response = await app.inject({ url: '/metrics' })
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /^text\/plain/)
+  const text = response.body
+  t.match(text, /^http_requests_total\{method="GET",route="\/ready",status_code="200"\} 2$/m)
+  t.match(text, /^http_requests_total\{method="GET",route="\/v1\/events\/:event_no",status_code="401"\} 1$/m)
+  t.match(text, /^http_requests_total\{method="GET",route="\(unmatched\)",status_code="404"\} 1$/m)
+  t.match(text, /^http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/ready",status_code="200"\} \d+$/m)
+  t.match(text, /^store_operation_duration_seconds_count\{operation="ping",outcome="ok"\} 2$/m)
+  t.match(text, /^process_resident_memory_bytes \d+/m)
+  t.match(text, /^nodejs_eventloop_lag_seconds /m)
+})
