@@ -11,6 +11,7 @@ import authentication from './infrastructure/authentication.js'
 import { clientErrorHandler, frameworkErrors } from './infrastructure/client-errors.js'
 import docs from './infrastructure/docs.js'
 import errors from './infrastructure/errors.js'
+import security from './infrastructure/security.js'
 import metrics, { measuredStore } from './infrastructure/metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
@@ -67,6 +68,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errors)
+  await fastify.register(security)
   await fastify.register(docs)
   await fastify.register(authentication)
 

@@ -42,6 +42,16 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'POST /auth attempts a minute, per client address and per username.'
   }),
+  CORS_ORIGINS: Type.Optional(
+    Type.Transform(
+      Type.String({
+        pattern: '^https?://[^,\\s]+(,https?://[^,\\s]+)*$',
+        description: 'Comma-separated origins allowed to call the API from a browser; unset: CORS is off.'
+      })
+    )
+      .Decode((value) => value.split(','))
+      .Encode((origins) => origins.join(','))
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' }

@@ -4,7 +4,8 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way'
 import { AppError, notFound } from '../errors.js'
 import { toAppError } from './error-mapping.js'
 
-const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+// OPTIONS is left out: CORS answers preflights on every path, which says nothing of the resource.
+const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 
 /**
  * One error plugin: every error, unknown route and wrong method ends as the envelope. 5xx details
