@@ -24,6 +24,12 @@ export const ConfigSchema = Type.Object({
     default: './data/tracer.sqlite',
     description: 'SQLite file of the embedded store; its folder also keeps a generated JWT secret.'
   }),
+  SQLITE_BUSY_TIMEOUT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 600_000,
+    default: 5000,
+    description: 'How long SQLite waits for another process’s lock before answering 503.'
+  }),
   MONGODB_URL: Type.Optional(
     Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'Connection string, with TRACER_STORE=mongodb.' })
   ),

@@ -26,7 +26,7 @@ export function testConfig(t: Test, env: ConfigInput = {}): Config {
 /** The production app on a fresh temporary store, closed when the test ends. */
 export async function build(t: Test, env: ConfigInput = {}): Promise<App> {
   const config = testConfig(t, env)
-  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB) })
+  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }) })
   t.teardown(() => app.close())
   return app
 }

@@ -9,11 +9,12 @@ import { migrations } from './migrations.js'
  * writer, and lets several processes share the file; `synchronous = NORMAL` keeps every committed
  * transaction through a crash of the process (kill -9), only an OS crash may lose the last ones.
  */
-export function openDatabase(path: string): Database.Database {
+export function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
   try {
-    db.pragma('busy_timeout = 5000')
+    // How long a statement waits for another process's lock before the store counts as unavailable.
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`)
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')

@@ -30,19 +30,20 @@ export class SqliteStore implements Store {
   private readonly events: SqliteEvents
   private readonly traces: SqliteTraces
   private readonly parts: SqliteEventParts
-  private readonly pingStatement: Database.Statement
+  private readonly probeWriteLock: () => void
 
   private constructor(private readonly db: Database.Database) {
     this.users = new SqliteUsers(db)
     this.events = new SqliteEvents(db)
     this.traces = new SqliteTraces(db)
     this.parts = new SqliteEventParts(db)
-    this.pingStatement = db.prepare('PRAGMA user_version')
+    const version = db.prepare('PRAGMA user_version')
+    this.probeWriteLock = db.transaction(() => void version.get()).immediate
   }
 
-  static open(path: string): SqliteStore {
+  static open(path: string, { busyTimeoutMs = 5000 } = {}): SqliteStore {
     try {
-      return new SqliteStore(openDatabase(path))
+      return new SqliteStore(openDatabase(path, busyTimeoutMs))
     } catch (error) {
       throw asStoreError(error)
     }
@@ -58,7 +59,8 @@ export class SqliteStore implements Store {
     }
   }
 
-  ping = () => this.run(() => void this.pingStatement.get())
+  /** Takes the write lock for an instant: a file another process keeps locked counts as unavailable. */
+  ping = () => this.run(this.probeWriteLock)
 
   async close() {
     if (this.db.open) this.db.close()
