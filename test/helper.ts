@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { appPlugin, buildApp, serverOptions } from '../src/app.js'
 import { hashPassword } from '../src/auth/passwords.js'
 import { loadConfig, type Config, type ConfigInput } from '../src/config.js'
-import { SqliteStore } from '../src/store/sqlite/store.js'
+import { openStore } from '../src/store/open.js'
 
 export const TEST_SECRET = 'test-secret-that-is-at-least-32-bytes-long'
 export const TEST_ISSUER = 'frb-tracer'
@@ -26,7 +26,7 @@ export function testConfig(t: Test, env: ConfigInput = {}): Config {
 /** The production app on a fresh temporary store, closed when the test ends. */
 export async function build(t: Test, env: ConfigInput = {}): Promise<App> {
   const config = testConfig(t, env)
-  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS }) })
+  const app = await buildApp({ config, store: await openStore(config) })
   t.teardown(() => app.close())
   return app
 }
@@ -38,7 +38,7 @@ export async function build(t: Test, env: ConfigInput = {}): Promise<App> {
 export async function buildWithProbes(t: Test, addProbes: (app: FastifyInstance) => void, env: ConfigInput = {}) {
   const config = testConfig(t, env)
   const app = Fastify(serverOptions(config))
-  await app.register(appPlugin, { config, store: SqliteStore.open(config.TRACER_DB) })
+  await app.register(appPlugin, { config, store: await openStore(config) })
   app.register(async (probes) => addProbes(probes))
   await app.ready()
   t.teardown(() => app.close())

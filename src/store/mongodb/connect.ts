@@ -1,0 +1,83 @@
+import { MongoClient, type Db, type MongoClientOptions, type WriteConcernSettings } from 'mongodb'
+import { MongoStore } from './store.js'
+import { realTime, retryWhileUnavailable, STARTUP_BACKOFF, type Backoff, type StartupTools } from './startup.js'
+
+/**
+ * While the database is away a request waits at most this long for a server before its 503;
+ * shorter than a load balancer's health-check timeout would make /ready flap, longer holds requests.
+ */
+export const SERVER_SELECTION_TIMEOUT_MS = 5_000
+/** A connection that stops answering is given up after this long; below the 30 s request timeout. */
+export const SOCKET_TIMEOUT_MS = 20_000
+export const CONNECT_TIMEOUT_MS = 5_000
+
+/**
+ * Writes wait for a majority of the replica set and for the journal, so a 2xx answer survives the
+ * loss of the primary and a crash. A connection string that sets `w` or `journal` decides instead
+ * (the driver would otherwise let these options override it).
+ */
+export function writeConcernFor(url: string): WriteConcernSettings {
+  const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''
+  const named = new Set([...new URLSearchParams(query).keys()].map((key) => key.toLowerCase()))
+  return {
+    ...(named.has('w') ? {} : { w: 'majority' as const }),
+    ...(named.has('journal') || named.has('j') ? {} : { journal: true })
+  }
+}
+
+export function clientOptions(url: string): MongoClientOptions {
+  return {
+    appName: 'frb-tracer',
+    serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
+    socketTimeoutMS: SOCKET_TIMEOUT_MS,
+    connectTimeoutMS: CONNECT_TIMEOUT_MS,
+    writeConcern: writeConcernFor(url)
+  }
+}
+
+/** The part of MongoClient start-up uses: a test passes its own. */
+export interface MongoConnection {
+  db(name: string): Db
+  close(): Promise<void>
+}
+
+/** A fresh client per attempt: a client whose first connect failed stays closed ("Topology is closed"). */
+async function connectClient(url: string, options: MongoClientOptions): Promise<MongoConnection> {
+  const client = new MongoClient(url, options)
+  try {
+    await client.connect()
+    return client
+  } catch (error) {
+    await client.close().catch(() => {})
+    throw error
+  }
+}
+
+export interface MongoSettings {
+  url: string
+  dbName: string
+}
+
+export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> {
+  log: StartupTools['log']
+  connect?: (url: string, options: MongoClientOptions) => Promise<MongoConnection>
+  backoff?: Backoff
+}
+
+/** Connects and creates the indexes, retrying both while the database is unreachable. */
+export function openMongoStore(settings: MongoSettings, tools: OpenTools): Promise<MongoStore> {
+  const { connect = connectClient, backoff = STARTUP_BACKOFF, ...rest } = tools
+  return retryWhileUnavailable(
+    async () => {
+      const connection = await connect(settings.url, clientOptions(settings.url))
+      try {
+        return await MongoStore.open(connection.db(settings.dbName), () => connection.close())
+      } catch (error) {
+        await connection.close().catch(() => {})
+        throw error
+      }
+    },
+    backoff,
+    { ...realTime, ...rest }
+  )
+}

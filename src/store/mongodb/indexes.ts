@@ -1,0 +1,51 @@
+import type { Db, IndexDescription } from 'mongodb'
+import { isUnavailable } from './errors.js'
+
+/** The collections of the store; `trace` is the one the pipeline writes, shared with it. */
+export const COLLECTIONS = {
+  users: 'users',
+  events: 'events',
+  trace: 'trace',
+  datatrail: 'datatrail',
+  heartbeats: 'heartbeats'
+} as const
+
+/**
+ * Every index the store relies on, by collection. The unique ones make upserts by key safe and keep
+ * one document per key; the others make each query an index range scan in the order it returns.
+ * Default names (`event_no_1`, ...), so an index the pipeline created already is the same index.
+ */
+export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
+  users: [{ key: { name: 1 }, unique: true }],
+  events: [
+    { key: { event_no: 1 }, unique: true },
+    // Event list pages and the window scans: keyset order (timestamp, event_no).
+    { key: { timestamp: 1, event_no: 1 } },
+    // Baseband callbacks and the baseband_requested filter: equality first, then the same order.
+    { key: { baseband_requested: 1, timestamp: 1, event_no: 1 } },
+    { key: { known_source_name: 1, timestamp: 1, event_no: 1 } }
+  ],
+  trace: [{ key: { event_no: 1 }, unique: true }],
+  datatrail: [{ key: { event_no: 1, member: 1 }, unique: true }],
+  heartbeats: [
+    { key: { heartbeat_id: 1 }, unique: true },
+    { key: { event_no: 1, heartbeat_id: 1 } }
+  ]
+}
+
+/**
+ * Creates the missing indexes; existing ones are left as they are. Fails (without retry) when the
+ * data breaks a unique index, e.g. two trace documents of one event written by another program.
+ */
+export async function ensureIndexes(db: Db): Promise<void> {
+  for (const [name, indexes] of Object.entries(INDEXES) as [keyof typeof COLLECTIONS, IndexDescription[]][]) {
+    try {
+      await db.collection(COLLECTIONS[name]).createIndexes(indexes)
+    } catch (error) {
+      if (isUnavailable(error)) throw error
+      throw new Error(`Cannot create the indexes of the MongoDB collection ${COLLECTIONS[name]}: ${(error as Error).message}`, {
+        cause: error
+      })
+    }
+  }
+}

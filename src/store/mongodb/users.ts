@@ -1,0 +1,71 @@
+import type { Collection, Db, Document } from 'mongodb'
+import type { Role } from '../../../schemas/auth.js'
+import type { NewUser, UserRecord } from '../port.js'
+import { millisIn } from './documents.js'
+import { isDuplicateKey } from './errors.js'
+import { COLLECTIONS } from './indexes.js'
+
+/** A user document: times as BSON dates; the refresh token, when there is one, as one sub-document. */
+const toDocument = (user: NewUser) => ({
+  name: user.name,
+  password_hash: user.passwordHash,
+  role: user.role,
+  created_at: new Date(user.createdAt),
+  refresh_token: null
+})
+
+const toUser = (document: Document): UserRecord => ({
+  name: document.name,
+  passwordHash: document.password_hash,
+  role: document.role,
+  createdAt: millisIn(document.created_at, 0),
+  refreshTokenHash: document.refresh_token?.hash ?? null,
+  refreshTokenExpiresAt: document.refresh_token ? millisIn(document.refresh_token.expires_at, 0) : null
+})
+
+/** Users and their refresh tokens. */
+export class MongoUsers {
+  private readonly users: Collection
+
+  constructor(db: Db) {
+    this.users = db.collection(COLLECTIONS.users)
+  }
+
+  /** The unique index on name decides between concurrent creations: the losers get E11000. */
+  async create(user: NewUser): Promise<boolean> {
+    try {
+      await this.users.insertOne(toDocument(user))
+      return true
+    } catch (error) {
+      if (isDuplicateKey(error)) return false
+      throw error
+    }
+  }
+
+  async find(name: string): Promise<UserRecord | null> {
+    const document = await this.users.findOne({ name })
+    return document === null ? null : toUser(document)
+  }
+
+  async list(): Promise<UserRecord[]> {
+    return (await this.users.find({}, { sort: { name: 1 } }).toArray()).map(toUser)
+  }
+
+  count = () => this.users.countDocuments({})
+
+  setRole = (name: string, role: Role) => this.update(name, { role })
+
+  setPasswordHash = (name: string, passwordHash: string) =>
+    this.update(name, { password_hash: passwordHash, refresh_token: null })
+
+  saveRefreshToken = (name: string, tokenHash: string, expiresAt: number) =>
+    this.update(name, { refresh_token: { hash: tokenHash, expires_at: new Date(expiresAt) } })
+
+  async remove(name: string): Promise<boolean> {
+    return (await this.users.deleteOne({ name })).deletedCount === 1
+  }
+
+  private async update(name: string, fields: Document): Promise<boolean> {
+    return (await this.users.updateOne({ name }, { $set: fields })).matchedCount === 1
+  }
+}

@@ -1,0 +1,55 @@
+import { Double, Int32, Long, MongoNetworkError } from 'mongodb'
+import t from 'tap'
+import { MingoEngine } from './mingo/engine.js'
+
+/** The engine is only worth its tests if it refuses what a server refuses and returns what a driver returns. */
+
+t.test('documents come back as the driver returns them: copies, BSON numbers promoted', async (t) => {
+  const engine = new MingoEngine()
+  const trace = engine.collection('trace')
+  const huge = Long.fromString('9007199254740993')
+  await trace.insertOne({ event_no: new Int32(7), a: Long.fromNumber(2 ** 40), b: new Double(1.5), nested: { c: new Int32(3) }, huge })
+  const read = await trace.findOne({ event_no: 7 }, { projection: { _id: 0 } })
+  t.strictSame(read, { event_no: 7, a: 2 ** 40, b: 1.5, nested: { c: 3 }, huge })
+  t.ok(read?.huge instanceof Long, 'a Long beyond 2^53 stays a Long, as with promoteLongs')
+  read!.nested.c = 99
+  t.equal((await trace.findOne({ event_no: 7 }))?.nested.c, 3, 'changing a result changes nothing stored')
+})
+
+t.test('a path in both $set and $setOnInsert is refused, as the server does (code 40)', async (t) => {
+  const trace = new MingoEngine().collection('trace')
+  const update = { $set: { 'stages/a': 'complete' }, $setOnInsert: { 'stages/a': 'incomplete' } }
+  await t.rejects(trace.updateOne({ event_no: 1 }, update, { upsert: true }), { code: 40 })
+  await t.rejects(trace.updateOne({ event_no: 1 }, { $inc: { n: 1 } }), /does not support the update operator \$inc/)
+})
+
+t.test('an upsert inserts the filter fields, $set and $setOnInsert; an update only $set', async (t) => {
+  const trace = new MingoEngine().collection('trace')
+  const update = (n: number) => ({ $set: { 'stages/a': `set ${n}` }, $setOnInsert: { 'stages/b': `inserted ${n}` } })
+  t.match(await trace.updateOne({ event_no: 1 }, update(1), { upsert: true }), { upsertedCount: 1, matchedCount: 0 })
+  t.match(await trace.updateOne({ event_no: 1 }, update(2), { upsert: true }), { upsertedCount: 0, matchedCount: 1 })
+  t.strictSame(await trace.findOne({}, { projection: { _id: 0 } }), { event_no: 1, 'stages/a': 'set 2', 'stages/b': 'inserted 1' })
+})
+
+t.test('unique indexes: a repeated key is E11000, also for data already there', async (t) => {
+  const events = new MingoEngine().collection('events')
+  await events.insertOne({ event_no: 1 })
+  await events.insertOne({ event_no: 1 })
+  await t.rejects(events.createIndexes([{ key: { event_no: 1 }, unique: true }]), { code: 11000 })
+  await events.deleteOne({ event_no: 1 })
+  await events.createIndexes([{ key: { event_no: 1 }, unique: true }])
+  await t.rejects(events.insertOne({ event_no: new Double(1) }), { code: 11000 }, 'numbers compare by value')
+  t.equal(await events.countDocuments({}), 1)
+})
+
+t.test('away: every call rejects with a MongoNetworkError until it is back', async (t) => {
+  const engine = new MingoEngine()
+  const users = engine.collection('users')
+  engine.away = true
+  await t.rejects(engine.db.command({ ping: 1 }), MongoNetworkError)
+  await t.rejects(users.find({}).toArray(), MongoNetworkError)
+  await t.rejects(users.updateOne({ name: 'ana' }, { $set: { role: 'reader' } }), MongoNetworkError)
+  engine.away = false
+  t.strictSame(await engine.db.command({ ping: 1 }), { ok: 1 })
+  t.strictSame(await users.find({}).toArray(), [])
+})

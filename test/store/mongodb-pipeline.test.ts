@@ -1,0 +1,71 @@
+import t from 'tap'
+import { toStoredEvent } from '../../src/domain/events.js'
+import { STAGES } from '../../src/domain/trace.js'
+import { FIXTURE_EVENTS, pipelineTraces } from './fixtures/pipeline-traces.js'
+import { mongoApp } from './mongo-app.js'
+import { mongoBackends } from './mongo-backends.js'
+
+const SITES = ['chime', 'kko', 'gbo', 'hco']
+const KEYS = ['stages/tsar_classification', ...STAGES.flatMap((stage) => SITES.map((site) => `stages/${stage}/sites/${site}`))]
+
+/** The trace as both routes must show it: every key, only complete/incomplete, nothing else stored. */
+const expected = (event_no: number, update_timestamp: number, complete: string[]) => ({
+  event_no,
+  ...Object.fromEntries(KEYS.map((key) => [key, complete.includes(key) ? 'complete' : 'incomplete'])),
+  update_timestamp
+})
+
+const EXPECTED = [
+  expected(310_000_001, 1714557700.5, [
+    'stages/tsar_classification',
+    'stages/baseband_callback_request/sites/chime',
+    'stages/baseband_conversion/sites/chime'
+  ]),
+  expected(3_100_000_002, 1714557800, [
+    'stages/baseband_callback_request/sites/gbo',
+    'stages/baseband_conversion/sites/gbo',
+    'stages/data_registration/sites/kko'
+  ]),
+  expected(310_000_003, 1714557900.25, ['stages/data_replication_to_minoc/sites/hco']),
+  expected(310_000_004, 1714558000, ['stages/tsar_classification']),
+  expected(310_000_005, 0, ['stages/baseband_callback_request/sites/kko'])
+]
+
+for (const backend of mongoBackends()) {
+  t.test(`traces the pipeline wrote into MongoDB read through both routes (${backend.name})`, async (t) => {
+    const { store, db } = await backend.open(t)
+    for (const document of pipelineTraces) await db.collection('trace').insertOne({ ...document })
+    // Events for all but the last: that one is known from its trace alone.
+    const now = 1714560000
+    await store.upsertEvents(
+      FIXTURE_EVENTS.slice(0, 4).map((event_no, i) =>
+        toStoredEvent(
+          { event_no, timestamp_utc: `2024-05-01T10:0${i}:00Z`, snr: 12, known_source_name: 'EXT', actions: { want: { kko_baseband: true }, got: {} } },
+          SITES,
+          now
+        )
+      )
+    )
+    const { app, reader } = await mongoApp(t, store)
+
+    const callbacks = await app.inject({
+      url: '/v1/event-tracer/baseband-callbacks?start_time_utc=2024-05-01&end_time_utc=2024-05-02',
+      headers: { authorization: reader }
+    })
+    t.equal(callbacks.statusCode, 200)
+    const records = callbacks.json() as { event_no: number; trace: unknown }[]
+    t.strictSame(records.map((record) => record.event_no), FIXTURE_EVENTS.slice(0, 4))
+    records.forEach((record, i) => t.strictSame(record.trace, EXPECTED[i], `baseband-callbacks, event ${record.event_no}`))
+
+    for (const [i, eventNo] of FIXTURE_EVENTS.entries()) {
+      const status = await app.inject({ url: `/v1/event-tracer/event-status/${eventNo}`, headers: { authorization: reader } })
+      t.equal(status.statusCode, 200, `event-status ${eventNo}`)
+      t.strictSame(status.json().trace, EXPECTED[i], `event-status, event ${eventNo}`)
+    }
+
+    const stored = await store.findTrace(3_100_000_002)
+    t.equal(stored?.event_no, 3_100_000_002, 'an int64 event_no reads as a plain number')
+    t.equal(stored?.create_timestamp, 1714557600)
+    t.notOk(stored !== null && '_id' in stored, 'no _id leaves the adapter')
+  })
+}

@@ -1,0 +1,85 @@
+import { MongoServerError } from 'mongodb'
+import t from 'tap'
+import { StoreUnavailableError } from '../../src/store/port.js'
+import { storeConformance } from './conformance.js'
+import { duplicateKeyError } from './mingo/engine.js'
+import { engineOnly, mongoBackends } from './mongo-backends.js'
+import { tracerConformance } from './tracer-conformance.js'
+
+for (const backend of mongoBackends()) {
+  t.test(`MongoStore on ${backend.name}`, async (t) => {
+    const open = async (t: Parameters<typeof storeConformance>[0]) => (await backend.open(t)).store
+
+    t.test('passes the store conformance suite', async (t) => {
+      storeConformance(t, open)
+      tracerConformance(t, open)
+    })
+
+    t.test('start-up creates the unique indexes: a second document of one key is refused', async (t) => {
+      const { db } = await backend.open(t)
+      const pairs: [string, object][] = [
+        ['trace', { event_no: 1 }],
+        ['events', { event_no: 1 }],
+        ['heartbeats', { heartbeat_id: 1 }],
+        ['datatrail', { event_no: 1, member: 'baseband' }],
+        ['users', { name: 'ana' }]
+      ]
+      for (const [collection, key] of pairs) {
+        await db.collection(collection).insertOne({ ...key })
+        await t.rejects(db.collection(collection).insertOne({ ...key }), { code: 11000 }, collection)
+      }
+    })
+
+    t.test('a trace written with an _id of its own keeps none of it on the way out', async (t) => {
+      const { store } = await backend.open(t)
+      await store.upsertTraces([{ event_no: 5, _id: 'from-a-dump', 'stages/a': 'complete' }])
+      await store.upsertTraces([{ event_no: 5, _id: 'another', 'stages/a': 'incomplete' }])
+      t.strictSame(await store.findTrace(5), { event_no: 5, 'stages/a': 'incomplete' })
+    })
+
+    t.test('a closed store rejects with StoreUnavailableError', async (t) => {
+      const { store } = await backend.open(t)
+      await store.close()
+      await t.rejects(store.ping(), StoreUnavailableError)
+      await t.rejects(store.findUser('ana'), StoreUnavailableError)
+    })
+  })
+}
+
+t.test('each trace write is one single-document operation, retried once after a racing insert', async (t) => {
+  const { store, engine } = await engineOnly.open(t)
+  const initial = { 'stages/a': 'incomplete', 'stages/b': 'incomplete' }
+  const traceWrites = () => engine!.calls.filter((call) => call.collection === 'trace' && call.method !== 'findOne')
+
+  engine!.calls.length = 0
+  await store.setTraceStatus(1, 'stages/a', 'complete', initial, 10)
+  await store.createTrace(2, initial, 10)
+  t.strictSame(traceWrites().map((call) => call.method), ['updateOne', 'updateOne'], 'one updateOne each')
+
+  engine!.calls.length = 0
+  engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 3 }))
+  await store.setTraceStatus(3, 'stages/b', 'complete', initial, 20)
+  t.match(await store.findTrace(3), { 'stages/a': 'incomplete', 'stages/b': 'complete', update_timestamp: 20 })
+  engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 4 }))
+  await store.createTrace(4, initial, 30)
+  t.match(await store.findTrace(4), { event_no: 4, create_timestamp: 30 })
+  t.equal(traceWrites().length, 4, 'each retried exactly once')
+
+  engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 5 }))
+  engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 5 }))
+  await t.rejects(store.setTraceStatus(5, 'stages/a', 'complete', initial, 40), MongoServerError, 'a second E11000 is a real error')
+})
+
+t.test('bulk writes are one bulkWrite each', async (t) => {
+  const { store, engine } = await engineOnly.open(t)
+  engine!.calls.length = 0
+  const event = { timestamp: 0, snr: 1, dm: null, known_source_name: 'EXT', tsar_classification: null, actions: { want: {}, got: {} }, baseband_requested: false, update_timestamp: 1 }
+  await store.upsertEvents([{ ...event, event_no: 1 }, { ...event, event_no: 2 }])
+  await store.upsertTraces([{ event_no: 1 }, { event_no: 2 }])
+  await store.putDatatrail([1, 2].map((event_no) => ({ event_no, member: 'baseband', value: {}, update_timestamp: 1 })))
+  t.strictSame(engine!.calls.map((call) => [call.collection, call.method]), [
+    ['events', 'bulkWrite'],
+    ['trace', 'bulkWrite'],
+    ['datatrail', 'bulkWrite']
+  ])
+})
