@@ -4,6 +4,8 @@ import { ConfigError } from '../config.js'
 import { packageVersion } from '../package-info.js'
 import { CliError } from './errors.js'
 import { processIo, type CliIo } from './io.js'
+import { importCommand } from './import.js'
+import { seedCommand } from './seed.js'
 import { usersCommand } from './users.js'
 
 /** The `tracer` command and its subcommands, reading and writing only through `io`. */
@@ -22,6 +24,8 @@ export function createProgram(io: CliIo = processIo()): Command {
     })
 
   program.addCommand(usersCommand(io))
+  program.addCommand(seedCommand(io))
+  program.addCommand(importCommand(io))
 
   program
     .command('openapi')

@@ -2,22 +2,10 @@ import { Value } from '@sinclair/typebox/value'
 import { Argument, Command, Option } from 'commander'
 import { PasswordSchema, roles, UsernameSchema, type Role } from '../../schemas/auth.js'
 import { hashPassword } from '../auth/passwords.js'
-import { loadConfig } from '../config.js'
-import { openStore } from '../store/open.js'
-import type { Store } from '../store/port.js'
 import { CliError } from './errors.js'
 import { consoleOf, type CliIo } from './io.js'
 import { readLineFromStdin } from './stdin.js'
-
-/** Runs `work` on the configured store (the same one a running server uses) and closes it. */
-async function withStore<T>(io: CliIo, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openStore(loadConfig(io.env))
-  try {
-    return await work(store)
-  } finally {
-    await store.close()
-  }
-}
+import { withStore } from './store.js'
 
 function checkName(name: string): string {
   if (!Value.Check(UsernameSchema, name)) throw new CliError('a user name has 1 to 256 characters')

@@ -1,0 +1,49 @@
+import cliProgress from 'cli-progress'
+
+export interface Progress {
+  update(value: number): void
+  stop(): void
+}
+
+const NONE: Progress = { update() {}, stop() {} }
+
+export interface ProgressOptions {
+  label: string
+  /** How `value` and `total` are shown (default: as they are). */
+  format?: (value: number) => string
+}
+
+/**
+ * A progress bar on `stream` when it is a terminal. Redirected to a file or a pipe (CI, tests) it
+ * shows nothing: a bar's control characters would only clutter a log.
+ */
+export function progressBar(stream: NodeJS.WritableStream, total: number, options: ProgressOptions): Progress {
+  if ((stream as { isTTY?: boolean }).isTTY !== true) return NONE
+  const { format } = options
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: `${options.label} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} elapsed, ETA {eta_formatted}`,
+      hideCursor: true,
+      clearOnComplete: true,
+      etaBuffer: 50,
+      formatValue: (value, barOptions, type) =>
+        format !== undefined && (type === 'value' || type === 'total')
+          ? format(value)
+          : cliProgress.Format.ValueFormat(value, barOptions, type)
+    },
+    cliProgress.Presets.shades_classic
+  )
+  bar.start(total, 0)
+  let running = true
+  return {
+    update: (value) => bar.update(value),
+    stop: () => {
+      if (running) bar.stop()
+      running = false
+    }
+  }
+}
+
+/** Bytes as MiB with one decimal: file sizes in a bar. */
+export const mebibytes = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MiB`

@@ -1,0 +1,70 @@
+import { Command, Option } from 'commander'
+import { seedDemo, SeedOptionsError } from '../demo/generate.js'
+import { CliError } from './errors.js'
+import type { CliIo } from './io.js'
+import { integerOption, positiveNumber } from './options.js'
+import { progressBar } from './progress.js'
+import { withStore } from './store.js'
+
+/** A century, as the largest MAX_WINDOW_DAYS: further back the data would make no sense. */
+const MAX_DAYS = 36_600
+
+interface SeedCommandOptions {
+  demo?: boolean
+  events: number
+  days: number
+  seed: number
+  firstEventNo: number
+}
+
+export function seedCommand(io: CliIo): Command {
+  return new Command('seed')
+    .description('fill the configured store with synthetic data, for demonstrations and load tests')
+    .option('--demo', 'demo data: events, and traces, datatrail and heartbeats of baseband events (the only kind so far)')
+    .addOption(new Option('--events <n>', 'number of events').argParser(integerOption(1)).default(2000))
+    .addOption(
+      new Option('--days <d>', 'spread the events over this many days up to now').argParser(positiveNumber(MAX_DAYS)).default(30)
+    )
+    .addOption(
+      new Option('--seed <n>', 'seed of the random generator: the same seed makes the same data')
+        .argParser(integerOption(0, 0xffff_ffff))
+        .default(1)
+    )
+    .addOption(
+      new Option('--first-event-no <n>', 'event_no of the first event; the others count up from it')
+        .argParser(integerOption(0))
+        .default(1)
+    )
+    .action(async (options: SeedCommandOptions) => {
+      if (options.demo !== true) throw new CliError('seed writes synthetic demo data only: add --demo')
+      const started = performance.now()
+      const counts = await withStore(io, async (store, config) => {
+        // Upserts replace these events, but parts the new data does not overwrite would stay.
+        if ((await store.findEvent(options.firstEventNo)) !== null) {
+          const first = options.firstEventNo
+          io.stderr.write(`tracer: warning: event ${first} exists already; old traces, datatrail and heartbeats may stay\n`)
+        }
+        const progress = progressBar(io.stderr, options.events, { label: 'Seeding events' })
+        try {
+          return await seedDemo(store, config.TRACER_SITES, {
+            events: options.events,
+            days: options.days,
+            seed: options.seed,
+            now: Date.now(),
+            firstEventNo: options.firstEventNo,
+            onProgress: (written) => progress.update(written)
+          })
+        } catch (error) {
+          if (error instanceof SeedOptionsError) throw new CliError(error.message)
+          throw error
+        } finally {
+          progress.stop()
+        }
+      })
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      io.stdout.write(
+        `Seeded ${counts.events} events (${counts.basebandEvents} asking for baseband data), ${counts.traces} traces, ` +
+          `${counts.datatrail} datatrail members and ${counts.heartbeats} heartbeats in ${seconds} s.\n`
+      )
+    })
+}

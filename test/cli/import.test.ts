@@ -1,0 +1,131 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { SqliteStore } from '../../src/store/sqlite/store.js'
+import { run } from './run.js'
+
+const event = (event_no: number, overrides: object = {}) => ({
+  event_no,
+  timestamp_utc: '2024-05-01T10:00:00Z',
+  snr: 12.5,
+  known_source_name: 'B0329+54',
+  ...overrides
+})
+const member = {
+  registered: true,
+  should_be_at_minoc: true,
+  larger_dataset: { name: 'kko.baseband.2024.05', scope: 'kko.event.baseband.raw', preferred_storage_elements: ['KKO', 'MINOC'], deletion_policy: 'keep' },
+  data_path: '/data/kko/baseband/raw/2024/05/01/astro_2',
+  num_files: 1024,
+  missing_files: []
+}
+const heartbeat = {
+  event_no: 2,
+  heartbeat_id: 130,
+  site: 'kko',
+  sent: { trigger_time: '2024-05-01T10:00:05Z', error: null },
+  received: { total_data_files: 1024, dir_size_gb: 60.5, finished_time: '2024-05-01T10:30:00Z', heartbeat_sent_unix_s: 1714559400.5 }
+}
+const trace = { event_no: 2, 'stages/tsar_classification': 'complete', 'stages/baseband_conversion/sites/kko': 'not_required', note: 'kept' }
+
+/** An NDJSON file in the test's folder from records (objects, or raw text for a line as it is). */
+function ndjson(t: Test, records: (object | string)[], name = 'import.ndjson'): string {
+  const path = join(t.testdir(), name)
+  writeFileSync(path, records.map((record) => (typeof record === 'string' ? record : JSON.stringify(record))).join('\n') + '\n')
+  return path
+}
+
+function openStore(t: Test, path: string): SqliteStore {
+  const store = SqliteStore.open(path)
+  t.teardown(() => store.close())
+  return store
+}
+
+t.test('import reads all four kinds back as they were written', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const file = ndjson(t, [
+    event(1, { dm: 26.8, tsar_classification: 'astrophysical' }),
+    '',
+    event(2, { known_source_name: 'EXT', actions: { want: { baseband: true, kko_baseband: true }, got: { kko_baseband: true } } }),
+    { kind: 'trace', ...trace },
+    { kind: 'datatrail', event_no: 2, member: 'kko_baseband', ...member },
+    { kind: 'heartbeat', ...heartbeat }
+  ])
+  const result = await run(['import', file], { TRACER_DB: db })
+  t.equal(result.status, 0, result.stderr)
+  t.match(result.stdout, /^Imported 5 records in \d+\.\d s: 2 events, 1 traces, 1 datatrail members, 1 heartbeats \(1 new\)\.\n$/)
+
+  const store = openStore(t, db)
+  t.match(await store.findEvent(1), { event_no: 1, timestamp: Date.parse('2024-05-01T10:00:00Z'), snr: 12.5, dm: 26.8, tsar_classification: 'astrophysical', baseband_requested: false })
+  t.match(await store.findEvent(2), { dm: null, known_source_name: 'EXT', baseband_requested: true, actions: { want: { baseband: true, kko_baseband: true }, got: { kko_baseband: true } } })
+  const parts = await store.eventParts(2)
+  t.strictSame(parts.trace, trace, 'the trace as it was, without kind')
+  t.strictSame(parts.datatrail.map((item) => [item.member, item.value]), [['kko_baseband', member]])
+  t.strictSame(parts.heartbeats.map((item) => item.record), [heartbeat])
+})
+
+t.test('a file larger than a batch, with CRLF line ends, a byte order mark and blank lines', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const lines = Array.from({ length: 12_000 }, (_, index) => JSON.stringify(event(index + 1)))
+  const path = join(t.testdir(), 'big.ndjson')
+  writeFileSync(path, '\uFEFF' + lines.join('\r\n') + '\r\n\r\n')
+  const result = await run(['import', path], { TRACER_DB: db })
+  t.equal(result.status, 0, result.stderr)
+  t.match(result.stdout, /^Imported 12000 records .*: 12000 events/)
+  t.equal((await openStore(t, db).findEvent(12_000))?.event_no, 12_000)
+})
+
+t.test('a bad line stops the import, naming the line, after what came before it is written', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const file = ndjson(t, [event(1), event(2), { kind: 'heartbeat', ...heartbeat }, event(3, { snr: 'loud' }), event(4)])
+  const result = await run(['import', file], { TRACER_DB: db })
+  t.equal(result.status, 1)
+  t.match(result.stdout, /^Imported 3 records .*, from the lines before line 4\.\n$/)
+  t.match(result.stderr, /^tracer: .*import\.ndjson line 4: snr: Expected number\n$/)
+  const store = openStore(t, db)
+  t.ok(await store.findEvent(2))
+  t.equal(await store.findEvent(4), null, 'nothing after the bad line')
+})
+
+t.test('what makes a line bad', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const cases: [object | string, RegExp][] = [
+    ['{"event_no": 1,', /line 2: not valid JSON/],
+    ['[1, 2]', /line 2: not a JSON object/],
+    ['{"__proto__": {"x": 1}, "event_no": 1}', /line 2: not valid JSON \(.*prototype/],
+    [{ kind: 'event', ...event(1) }, /line 2: kind "event" is not one of trace, datatrail, heartbeat, or none for an event/],
+    [event(1, { timestamp_utc: '2024-02-30T00:00:00Z' }), /line 2: timestamp_utc must be a date/],
+    [event(-1), /line 2: event_no: Expected integer to be greater or equal to 0/],
+    [{ event_no: 1, snr: 1, timestamp_utc: '2024-05-01' }, /line 2: known_source_name: Expected required property/],
+    [event(1, { actions: { want: { vla_baseband: true }, got: {} } }), /line 2: actions/],
+    [{ kind: 'trace', 'stages/x': 'complete' }, /line 2: event_no: Expected required property/],
+    [{ kind: 'trace', event_no: 1.5 }, /line 2: event_no: Expected integer/],
+    [{ kind: 'datatrail', event_no: 1, member: 'vla_baseband', ...member }, /line 2: member must be one of intensity, baseband, kko_baseband, gbo_baseband, hco_baseband/],
+    [{ kind: 'datatrail', event_no: 1, member: 'baseband', ...member, num_files: -1 }, /line 2: num_files: Expected integer to be greater or equal to 0/],
+    [{ kind: 'datatrail', event_no: 1, member: 'baseband', ...member, extra: 1 }, /line 2: extra: Unexpected property/],
+    [{ kind: 'heartbeat', ...heartbeat, site: 'vla' }, /line 2: site must be one of chime, kko, gbo, hco/],
+    [{ kind: 'heartbeat', ...heartbeat, sent: { trigger_time: 'yesterday', error: null } }, /line 2: sent.trigger_time: .*date-time/]
+  ]
+  for (const [index, [line, message]] of cases.entries()) {
+    const file = ndjson(t, [event(100), line], `bad-${index}.ndjson`)
+    const result = await run(['import', file], { TRACER_DB: db })
+    t.equal(result.status, 1, String(line))
+    t.match(result.stderr, message, JSON.stringify(line))
+    t.equal(result.stderr.split('\n').length, 2, 'one line')
+  }
+})
+
+t.test('a file that cannot be read', async (t) => {
+  const result = await run(['import', join(t.testdir(), 'missing.ndjson')], { TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
+  t.equal(result.status, 1)
+  t.match(result.stderr, /^tracer: cannot read .*missing\.ndjson \(ENOENT\)\n$/)
+  const folder = await run(['import', t.testdir()], { TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
+  t.match(folder.stderr, /is not a file/)
+})
+
+t.test('--help', async (t) => {
+  const result = await run(['import', '--help'], {})
+  t.equal(result.status, 0)
+  t.match(result.stdout, /^Usage: tracer import \[options\] <file>/)
+  t.match(result.stdout, /"kind"/)
+})
