@@ -15,6 +15,8 @@ export interface ServerProcess {
   child: ChildProcess
   /** Everything the process printed to stdout, line by line, so far. */
   output: string[]
+  /** Resolves with the first line of stdout, printed so far or later, that matches. */
+  lineMatching(pattern: RegExp): Promise<string>
 }
 
 /** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
@@ -29,15 +31,22 @@ export async function startServer(t: Test, env: Record<string, string>): Promise
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const lines = createInterface({ input: child.stdout! })
-  const url = await new Promise<string>((resolve, reject) => {
-    lines.on('line', (line) => {
-      output.push(line)
-      const listening = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(line)
-      if (listening) resolve(listening[1]!)
+  lines.on('line', (line) => output.push(line))
+  const lineMatching = (pattern: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      const found = output.find((line) => pattern.test(line))
+      if (found !== undefined) return resolve(found)
+      const onLine = (line: string) => {
+        if (!pattern.test(line)) return
+        lines.off('line', onLine)
+        resolve(line)
+      }
+      lines.on('line', onLine)
+      child.once('exit', (code) => reject(new Error(`server exited (${code}) before printing ${pattern}: ${stderr}`)))
     })
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)))
-  })
-  return { url, child, output }
+  const listening = await lineMatching(/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/)
+  const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(listening)![1]!
+  return { url, child, output, lineMatching }
 }
 
 export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') {
