@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto'
 import { hashPassword } from './auth/passwords.js'
 import type { Config } from './config.js'
+import { seedDemo } from './demo/generate.js'
 import type { Store } from './store/port.js'
 
 /**
  * On an empty store, creates `admin` (role admin) with TRACER_ADMIN_PASSWORD or a random password
  * that `announce` shows once. Of several instances starting on one empty store, only the one whose
- * insert wins announces.
+ * insert wins announces. Resolves to whether this call created the user: the store was new.
  */
-export async function ensureAdminUser(store: Store, config: Config, announce: (line: string) => void) {
-  if ((await store.countUsers()) > 0) return
+export async function ensureAdminUser(store: Store, config: Config, announce: (line: string) => void): Promise<boolean> {
+  if ((await store.countUsers()) > 0) return false
   const password = config.TRACER_ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
   const created = await store.createUser({
     name: 'admin',
@@ -17,10 +18,28 @@ export async function ensureAdminUser(store: Store, config: Config, announce: (l
     passwordHash: await hashPassword(password),
     createdAt: Date.now()
   })
-  if (created && config.TRACER_ADMIN_PASSWORD === undefined) {
+  if (!created) return false
+  if (config.TRACER_ADMIN_PASSWORD === undefined) {
     announce(
       `Created user "admin" (role admin) with password ${password}\n` +
         'It is shown only now. Change it with: npm run tracer -- users passwd admin --password-stdin'
     )
   }
+  return true
+}
+
+const DEMO = { events: 2000, days: 30, seed: 1 }
+
+/**
+ * A new embedded store outside production gets a small demo data set, so a new user's first
+ * request returns real-looking data. Never on MongoDB: a new users collection says nothing of
+ * whether the pipeline's own collections hold real data.
+ */
+export async function seedDemoOnFirstStart(store: Store, config: Config, announce: (line: string) => void) {
+  if (config.TRACER_STORE !== 'sqlite' || config.NODE_ENV === 'production') return
+  const counts = await seedDemo(store, config.TRACER_SITES, { ...DEMO, now: Date.now() })
+  announce(
+    `Seeded a demo data set: ${counts.events} events over the last ${DEMO.days} days, ` +
+      `${counts.basebandEvents} of them asking for baseband data (npm run tracer -- seed --demo --help for more).`
+  )
 }

@@ -1,6 +1,6 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { ensureAdminUser } from './bootstrap.js'
+import { ensureAdminUser, seedDemoOnFirstStart } from './bootstrap.js'
 import { loadConfig } from './config.js'
 import { resolveJwtSecret } from './secret.js'
 import { openStore } from './store/open.js'
@@ -10,7 +10,8 @@ export async function startServer(env: NodeJS.ProcessEnv) {
   const config = loadConfig(env)
   const { secret, generatedFile } = resolveJwtSecret(config)
   const store = await openStore(config)
-  await ensureAdminUser(store, config, (line) => process.stdout.write(line + '\n'))
+  const announce = (line: string) => void process.stdout.write(line + '\n')
+  if (await ensureAdminUser(store, config, announce)) await seedDemoOnFirstStart(store, config, announce)
   const app = await buildApp({ config: { ...config, JWT_SECRET: secret }, store })
   if (generatedFile !== undefined) {
     app.log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)

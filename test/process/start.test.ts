@@ -15,6 +15,37 @@ t.test('the first start on an empty store creates admin with a random password s
 
   const second = await startServer(t, env)
   t.notOk(second.output.some((line) => line.includes('Created user')), 'the next start creates nobody')
+  t.notOk(second.output.some((line) => line.includes('Seeded')), 'and seeds nothing')
+})
+
+t.test('the first start of an embedded store seeds demo data that the read routes return', async (t) => {
+  const server = await startServer(t, { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), TRACER_ADMIN_PASSWORD: 'pw' })
+  t.match(await server.lineMatching(/^Seeded a demo data set/), /2000 events over the last 30 days/)
+  const token = (await request(`${server.url}/auth`, { body: { username: 'admin', password: 'pw' } })).body.access_token as string
+  const day = 86_400_000
+  const start = new Date(Date.now() - 31 * day).toISOString()
+  const end = new Date(Date.now() + day).toISOString()
+  const callbacks = await request(`${server.url}/v1/event-tracer/baseband-callbacks?start_time_utc=${start}&end_time_utc=${end}`, { token })
+  const records = callbacks.body as unknown as { event_no: number; trace?: object }[]
+  t.ok(records.length > 100, `${records.length} baseband callbacks`)
+  t.ok(records.some((record) => record.trace !== undefined), 'with traces')
+  const status = await request(`${server.url}/v1/event-tracer/event-status/${records[0]!.event_no}`, { token })
+  t.equal(status.status, 200)
+  t.strictSame(Object.keys(status.body).sort(), ['actions', 'datatrail', 'event_no', 'heartbeats', 'trace', 'tsar_classification', 'update_timestamp'])
+  const events = await request(`${server.url}/v1/events?limit=5`, { token })
+  t.equal((events.body.events as unknown[]).length, 5)
+})
+
+t.test('production starts without demo data', async (t) => {
+  const server = await startServer(t, {
+    TRACER_DB: join(t.testdir(), 'tracer.sqlite'),
+    TRACER_ADMIN_PASSWORD: 'pw',
+    NODE_ENV: 'production',
+    JWT_SECRET: 'a-production-secret-of-at-least-32-bytes'
+  })
+  t.notOk(server.output.some((line) => line.includes('Seeded')))
+  const token = (await request(`${server.url}/auth`, { body: { username: 'admin', password: 'pw' } })).body.access_token as string
+  t.strictSame((await request(`${server.url}/v1/events`, { token })).body, { events: [], next_cursor: null })
 })
 
 t.test('a bad configuration value stops start-up with one line naming it', async (t) => {
