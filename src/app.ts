@@ -10,6 +10,7 @@ import type { Config } from './config.js'
 import authentication from './infrastructure/authentication.js'
 import { clientErrorHandler, frameworkErrors } from './infrastructure/client-errors.js'
 import docs from './infrastructure/docs.js'
+import draining from './infrastructure/draining.js'
 import errors from './infrastructure/errors.js'
 import security from './infrastructure/security.js'
 import metrics, { measuredStore } from './infrastructure/metrics.js'
@@ -51,7 +52,8 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifySer
     requestTimeout: 30_000,
     // Longer than the usual load balancer idle timeout (60 s), so the balancer closes first.
     keepAliveTimeout: 72_000,
-    return503OnClosing: true,
+    // Answered by the draining plugin, in the envelope.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     clientErrorHandler,
     frameworkErrors,
@@ -68,6 +70,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errors)
+  await fastify.register(draining)
   await fastify.register(security)
   await fastify.register(docs)
   await fastify.register(authentication)

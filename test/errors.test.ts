@@ -110,3 +110,23 @@ t.test('the HTTP layer statuses 408 and 400 are written as the envelope', async 
     t.equal(JSON.parse(written.slice(written.indexOf('\r\n\r\n') + 4)).exception, exception)
   }
 })
+
+t.test('a request that reaches a closing server gets the 503 envelope, not Fastify’s own body', async (t) => {
+  const app = await build(t)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const { port } = app.server.address() as { port: number }
+  const socket = connect(port, '127.0.0.1')
+  let received = ''
+  socket.on('data', (chunk) => (received += chunk))
+  const ended = new Promise((resolve) => socket.on('close', resolve))
+  await new Promise((resolve) => socket.on('connect', resolve))
+  // The request is written in the same tick as close() begins: the server reads it only after its
+  // preClose hooks have run, so it reaches a closing server on an open connection.
+  socket.write('GET /version HTTP/1.1\r\nHost: x\r\n\r\n')
+  const closed = app.close()
+  await ended
+  await closed
+  t.match(received, /^HTTP\/1\.1 503 /)
+  t.match(received, /\r\nConnection: close\r\n/i)
+  t.match(received, /\r\n\r\n\{"reasons":\["The service is shutting down; try again\."\],"exception":"ServiceUnavailable"\}$/)
+})
