@@ -10,7 +10,7 @@ import {
   TokenValidSchema
 } from '../schemas/auth.js'
 import { ErrorEnvelopeSchema, errorResponses, ref, tokenSecurity } from '../schemas/common.js'
-import { tokenFromHeader } from '../src/auth/authorization-header.js'
+import { tokenOf } from '../src/auth/authorization-header.js'
 import { verifyPassword } from '../src/auth/passwords.js'
 import { hashRefreshToken, newRefreshToken, refreshTokenMatches } from '../src/auth/refresh-tokens.js'
 import { AppError, authenticationFailed, authorizationAbsent } from '../src/errors.js'
@@ -86,7 +86,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request, reply) => {
-      const token = tokenFromHeader(request.headers.authorization)
+      const token = tokenOf(request.raw)
       if (token === undefined) throw authorizationAbsent(400)
       const result = tokens.verify(token)
       if (result.ok) return { valid: true as const }

@@ -25,7 +25,6 @@ export const exceptions = [
   'MethodNotAllowed',
   'RequestTimeout',
   'PayloadTooLarge',
-  'URITooLong',
   'UnsupportedMediaType',
   'TooManyRequests',
   'RequestHeaderFieldsTooLarge',

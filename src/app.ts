@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
+import type { Server } from 'node:http'
 import fp from 'fastify-plugin'
 import authRoutes from '../plugins/auth.js'
 import eventRoutes from '../plugins/events.js'
@@ -12,6 +13,7 @@ import { clientErrorHandler, frameworkErrors } from './infrastructure/client-err
 import docs from './infrastructure/docs.js'
 import draining from './infrastructure/draining.js'
 import errors from './infrastructure/errors.js'
+import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import metrics, { measuredStore } from './infrastructure/metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
@@ -37,7 +39,7 @@ export interface AppOptions {
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
-export function serverOptions(config: Config, logStream?: LogStream): FastifyServerOptions {
+export function serverOptions(config: Config, logStream?: LogStream): FastifyHttpOptions<Server> {
   return {
     logger: {
       level: config.LOG_LEVEL,
@@ -56,6 +58,8 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifySer
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     clientErrorHandler,
+    // The http-conformance plugin answers a missing Host itself, in the envelope.
+    http: { requireHostHeader: false },
     frameworkErrors,
     schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }
@@ -71,6 +75,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
 
   await fastify.register(errors)
   await fastify.register(draining)
+  await fastify.register(httpConformance)
   await fastify.register(security)
   await fastify.register(docs)
   await fastify.register(authentication)

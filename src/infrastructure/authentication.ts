@@ -4,7 +4,7 @@ import { createVerifier } from 'fast-jwt'
 import fp from 'fastify-plugin'
 import type { AccessClaims, Role } from '../../schemas/auth.js'
 import { AccessTokens } from '../auth/access-tokens.js'
-import { tokenFromHeader } from '../auth/authorization-header.js'
+import { tokenOf } from '../auth/authorization-header.js'
 import { RoleCache } from '../auth/role-cache.js'
 import { authorizationAbsent, forbidden, invalidToken } from '../errors.js'
 
@@ -58,7 +58,7 @@ async function authentication(fastify: FastifyInstance) {
 
   const authenticateWith = (allowExpired: boolean) =>
     async function (request: FastifyRequest) {
-      const token = tokenFromHeader(request.headers.authorization)
+      const token = tokenOf(request.raw)
       if (token === undefined) throw authorizationAbsent()
       const result = tokens.verify(token, { allowExpired })
       if (!result.ok) throw invalidToken(result.reason)

@@ -11,7 +11,6 @@ const exceptionByStatus: Partial<Record<number, Exception>> = {
   405: 'MethodNotAllowed',
   408: 'RequestTimeout',
   413: 'PayloadTooLarge',
-  414: 'URITooLong',
   415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   431: 'RequestHeaderFieldsTooLarge',
@@ -28,6 +27,9 @@ const reasonByCode: Record<string, string> = {
   FST_ERR_BAD_URL: 'The URL is malformed.',
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.'
 }
+
+/** Fastify answers 414 for an over-long path parameter; to the contract it is a bad value (400). */
+const statusByCode: Record<string, number> = { FST_ERR_MAX_PARAM_LENGTH: 400 }
 
 export const INTERNAL_ERROR = new AppError(500, 'InternalError', ['Internal error.'])
 
@@ -47,13 +49,13 @@ export function toAppError(error: unknown): AppError {
       fastifyError.validation.map((issue) => describeValidationIssue(context, issue))
     )
   }
-  const status = fastifyError.statusCode
-  const exception = status === undefined ? undefined : exceptionByStatus[status]
-  if (status === undefined || status >= 500 || exception === undefined) return INTERNAL_ERROR
-  // A 4xx from Fastify or a plugin: secure-json-parse's SyntaxError (status 400, no code) is bad JSON.
+  const status = statusByCode[fastifyError.code] ?? fastifyError.statusCode
+  if (status === undefined || status < 400 || status >= 500) return INTERNAL_ERROR
+  // A 4xx from Fastify or a plugin keeps its status; one the contract does not name (a static
+  // file's 416 or 412) is a BadRequest. secure-json-parse's SyntaxError (400, no code) is bad JSON.
   const reason =
     reasonByCode[fastifyError.code] ?? (error instanceof SyntaxError ? reasonByCode.FST_ERR_CTP_INVALID_JSON_BODY : error.message)
-  return new AppError(status, exception, [reason ?? 'Bad request.'])
+  return new AppError(status, exceptionByStatus[status] ?? 'BadRequest', [reason ?? 'Bad request.'])
 }
 
 const partName: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }

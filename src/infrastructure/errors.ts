@@ -29,7 +29,9 @@ async function errors(fastify: FastifyInstance) {
   fastify.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?', 1)[0] ?? '/'
     const allowed = METHODS.filter((method) => routes.find(method, path) !== null)
-    if (allowed.length > 0) {
+    // A route of this very method matched (a wildcard, such as the docs' static files) and found
+    // nothing: that is a 404, not a wrong method.
+    if (allowed.length > 0 && !allowed.includes(request.method as HTTPMethod)) {
       reply.header('allow', allowed.join(', '))
       return send(
         reply,

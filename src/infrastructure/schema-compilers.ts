@@ -43,11 +43,39 @@ export const buildValidator: BuildCompilerFromPool = (externalSchemas, options) 
   // Fastify calls the compiler with a route definition, though the published type says a schema.
   const compile = (route: RouteDefinition) => {
     const body = route.httpPart === 'body'
-    return once(`validator ${body} ${externals} ${schemaKey(route.schema)}`, () =>
-      (ajvFor(body) as unknown as (route: RouteDefinition) => unknown)(route)
-    )
+    return once(`validator ${body} ${externals} ${schemaKey(route.schema)}`, () => {
+      const validate = (ajvFor(body) as unknown as (route: RouteDefinition) => Validate)(route)
+      return body ? validate : decimalNumbersOnly(route.schema, validate)
+    })
   }
   return compile as unknown as Compile
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: unknown }
+
+const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
+
+/**
+ * Ajv coerces any text `+x` reads as a number: "0x10", " 5", "Infinity", and "1e400" (which is
+ * Infinity and then passes `maximum`). A numeric query or path value must be a finite decimal.
+ */
+function decimalNumbersOnly(schema: unknown, validate: Validate): Validate {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
+  const numeric = Object.keys(properties).filter((name) => ['number', 'integer'].includes(String(properties[name]?.type)))
+  if (numeric.length === 0) return validate
+  const checked: Validate = (data) => {
+    for (const name of numeric) {
+      const value = (data as Record<string, unknown> | undefined)?.[name]
+      if (typeof value === 'string' && !(DECIMAL.test(value) && Number.isFinite(Number(value)))) {
+        checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message: 'must be a finite decimal number' }]
+        return false
+      }
+    }
+    const valid = validate(data)
+    checked.errors = validate.errors
+    return valid
+  }
+  return checked
 }
 
 const defaultSerializers = SerializerSelector()

@@ -1,6 +1,5 @@
 import type { Config } from '../config.js'
 import { ConfigError } from '../config.js'
-import { openMongoStore } from './mongodb/connect.js'
 import type { Store } from './port.js'
 import { SqliteStore } from './sqlite/store.js'
 
@@ -15,6 +14,10 @@ export async function openStore(config: Config, log: (message: string) => void =
     case 'mongodb':
       // loadConfig requires it with mongodb; a Config built by hand may still lack it.
       if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
-      return openMongoStore({ url: config.MONGODB_URL, dbName: config.MONGODB_DB }, { log })
+      {
+        // Loaded on demand: the driver is most of a start-up's module loading, and SQLite needs none of it.
+        const { openMongoStore } = await import('./mongodb/connect.js')
+        return openMongoStore({ url: config.MONGODB_URL, dbName: config.MONGODB_DB }, { log })
+      }
   }
 }

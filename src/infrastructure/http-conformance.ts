@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { AppError, badRequest } from '../errors.js'
+
+/**
+ * What Node's HTTP server would answer by itself with an empty body reaches us instead, so it
+ * gets the envelope: a HTTP/1.1 request without Host (serverOptions turns Node's own check off)
+ * and an Expect header other than 100-continue.
+ */
+async function httpConformance(fastify: FastifyInstance) {
+  fastify.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw badRequest('HTTP/1.1 requests need a Host header.')
+    }
+  })
+  fastify.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
+    const error = new AppError(417, 'BadRequest', ['Only the expectation 100-continue is supported.'])
+    const body = JSON.stringify(error.envelope)
+    response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
+    response.end(body)
+  })
+}
+
+export default fp(httpConformance, { name: 'http-conformance', fastify: '5.x' })
