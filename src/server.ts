@@ -1,14 +1,12 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { ensureAdminUser, seedDemoOnFirstStart } from './bootstrap.js'
-import { loadConfig } from './config.js'
-import { resolveJwtSecret } from './secret.js'
+import type { Config } from './config.js'
+import type { ResolvedSecret } from './secret.js'
 import { openStore } from './store/open.js'
 
-/** Reads the configuration, opens the store, listens, and closes gracefully on SIGTERM or SIGINT. */
-export async function startServer(env: NodeJS.ProcessEnv) {
-  const config = loadConfig(env)
-  const { secret, generatedFile } = resolveJwtSecret(config)
+/** Opens the store, listens, and closes gracefully on SIGTERM or SIGINT. */
+export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret) {
   const store = await openStore(config)
   const announce = (line: string) => void process.stdout.write(line + '\n')
   if (await ensureAdminUser(store, config, announce)) await seedDemoOnFirstStart(store, config, announce)

@@ -1,7 +1,8 @@
 import { Command, CommanderError } from 'commander'
 import { writeFileSync } from 'node:fs'
-import { ConfigError } from '../config.js'
+import { ConfigError, loadConfig } from '../config.js'
 import { packageVersion } from '../package-info.js'
+import { resolveJwtSecret } from '../secret.js'
 import { CliError } from './errors.js'
 import { processIo, type CliIo } from './io.js'
 import { importCommand } from './import.js'
@@ -18,9 +19,12 @@ export function createProgram(io: CliIo = processIo()): Command {
     .command('serve')
     .description('serve the HTTP API (configured by the environment; see README)')
     .action(async () => {
-      // Loaded on demand, like `openapi` below, so that the users commands start in a blink.
+      // A bad configuration stops start-up before the service's modules are even loaded.
+      const config = loadConfig(io.env)
+      const secret = resolveJwtSecret(config)
+      // Loaded on demand, like `openapi` below, so that the other commands start in a blink.
       const { startServer } = await import('../server.js')
-      await startServer(io.env)
+      await startServer(config, secret)
     })
 
   program.addCommand(usersCommand(io))

@@ -19,6 +19,12 @@ export interface ServerProcess {
   lineMatching(pattern: RegExp): Promise<string>
 }
 
+/** Servers still running: killed if this test process ends first (a timeout skips teardowns). */
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
 /** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
 export async function startServer(t: Test, env: Record<string, string>): Promise<ServerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
@@ -26,6 +32,8 @@ export async function startServer(t: Test, env: Record<string, string>): Promise
     env: { ...baseEnv(), PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
   t.teardown(() => stop(child))
   const output: string[] = []
   let stderr = ''

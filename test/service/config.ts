@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { ConfigError, loadConfig } from '../src/config.js'
-import { resolveJwtSecret } from '../src/secret.js'
+import { ConfigError, loadConfig } from '../../src/config.js'
+import { resolveJwtSecret } from '../../src/secret.js'
 
 t.test('defaults follow CONTRACT section 8', async (t) => {
   const config = loadConfig({})

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { event, get, post, putEvents, tracerApp } from '../tracer/fixtures.js'
+import { event, get, post, putEvents, tracerApp } from './fixtures.js'
 
 const HOUR = 3_600_000
 const base = Date.parse('2024-05-01T00:00:00Z')

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { ConfigSchema } from '../src/config.js'
+import { ConfigSchema } from '../../src/config.js'
 
 const readme = readFileSync('README.md', 'utf8')
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts

@@ -1,0 +1,6 @@
+// One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
+import './auth/login.js'
+import './auth/refresh.js'
+import './auth/roles.js'
+import './auth/token-format.js'
+import './auth/verify.js'

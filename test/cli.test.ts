@@ -1,0 +1,5 @@
+// One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
+import './cli/users.js'
+import './cli/seed.js'
+import './cli/import.js'
+import './cli/demo-generator.js'

@@ -1,0 +1,10 @@
+// One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
+import './store/sqlite.js'
+import './store/sqlite-faults.js'
+import './store/mongodb.js'
+import './store/mongodb-pipeline.js'
+import './store/mongodb-outage.js'
+import './store/mongodb-documents.js'
+import './store/mongodb-errors.js'
+import './store/mongodb-startup.js'
+import './store/mingo-engine.js'

@@ -1,0 +1,7 @@
+// One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
+import './tracer/time-window.js'
+import './tracer/baseband-callbacks.js'
+import './tracer/event-status.js'
+import './tracer/writes.js'
+import './tracer/events.js'
+import './tracer/python-client.js'
