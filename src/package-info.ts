@@ -21,6 +21,18 @@ export const projectRoot = (() => {
   }
 })()
 
-export const packageVersion = (
-  JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }
-).version
+const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+  version: string
+  scripts?: Record<string, string>
+}
+
+export const packageVersion = manifest.version
+
+/**
+ * The node options `npm start` serves with (the heap limit), so that the process tests and the
+ * bench, which start `dist/src/cli.js serve` themselves, run the service exactly as it is deployed.
+ */
+export const serveNodeOptions: string[] = (() => {
+  const match = /\bnode ((?:--\S+ )*)dist\/src\/cli\.js serve$/.exec(manifest.scripts?.start ?? '')
+  return (match?.[1] ?? '').split(' ').filter((option) => option !== '')
+})()

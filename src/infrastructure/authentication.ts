@@ -1,5 +1,5 @@
 import fastifyJwt from '@fastify/jwt'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { createVerifier } from 'fast-jwt'
 import fp from 'fastify-plugin'
 import type { AccessClaims, Role } from '../../schemas/auth.js'
@@ -16,14 +16,15 @@ declare module '@fastify/jwt' {
 }
 
 type RequestHook = (request: FastifyRequest) => Promise<void>
+type CallbackHook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void
 
 declare module 'fastify' {
   interface FastifyInstance {
     tokens: AccessTokens
     /** onRequest hook of every `/v1` route: a valid, unexpired access token, or 401. */
-    authenticate: RequestHook
+    authenticate: CallbackHook
     /** onRequest hook of `/auth/refresh`: our signature and issuer, but the token may be expired. */
-    authenticateAllowingExpired: RequestHook
+    authenticateAllowingExpired: CallbackHook
     /** preHandler of write routes: the caller's current role (from the store) is at least `role`. */
     requireRole(role: Role): RequestHook
   }
@@ -42,7 +43,13 @@ async function authentication(fastify: FastifyInstance) {
     requiredClaims: ['user_id', 'exp', 'iat', 'iss'],
     clockTolerance: 0
   }
-  await fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: verifyOptions })
+  // Verification results are cached (up to 1000 tokens) until each token's own expiry; failures for
+  // ten minutes, since a token that fails cannot pass later. Keyed by the token itself: fast-jwt's
+  // default key is a SHA-256 of it, which costs as much as verifying.
+  const cachedVerifyOptions = { ...verifyOptions, cache: 1000, cacheKeyBuilder: (token: string) => token, errorCacheTTL: 600_000 }
+  await withoutCacheKeyWarning(() =>
+    fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: cachedVerifyOptions })
+  )
   const verifyAllowingExpired = createVerifier({ key: secret, ...verifyOptions, ignoreExpiration: true })
 
   const tokens = new AccessTokens(
@@ -56,13 +63,20 @@ async function authentication(fastify: FastifyInstance) {
   )
   fastify.decorate('tokens', tokens)
 
+  // Callback hooks: the every-request path allocates no promise.
   const authenticateWith = (allowExpired: boolean) =>
-    async function (request: FastifyRequest) {
-      const token = tokenOf(request.raw)
-      if (token === undefined) throw authorizationAbsent()
+    function (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) {
+      let token: string | undefined
+      try {
+        token = tokenOf(request.raw)
+      } catch (error) {
+        return done(error as Error)
+      }
+      if (token === undefined) return done(authorizationAbsent())
       const result = tokens.verify(token, { allowExpired })
-      if (!result.ok) throw invalidToken(result.reason)
+      if (!result.ok) return done(invalidToken(result.reason))
       request.user = result.claims
+      done()
     }
   fastify.decorate('authenticate', authenticateWith(false))
   fastify.decorate('authenticateAllowingExpired', authenticateWith(true))
@@ -73,6 +87,23 @@ async function authentication(fastify: FastifyInstance) {
     if (role === undefined) throw forbidden('The user of this token no longer exists.')
     if (rank[role] < rank[required]) throw forbidden(`This needs the role ${required} or higher; yours is ${role}.`)
   })
+}
+
+/**
+ * fast-jwt warns about any custom cache key, because one that collides could hand one user's
+ * verified claims to another. The token itself cannot collide, so that one warning is dropped.
+ */
+async function withoutCacheKeyWarning<T>(register: () => PromiseLike<T>): Promise<T> {
+  const emitWarning = process.emitWarning
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+    if ((rest[0] as { code?: unknown } | undefined)?.code === 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK') return
+    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest)
+  } as typeof process.emitWarning
+  try {
+    return await register()
+  } finally {
+    process.emitWarning = emitWarning
+  }
 }
 
 export default fp(authentication, {

@@ -12,8 +12,8 @@ async function draining(fastify: FastifyInstance) {
   fastify.addHook('preClose', async () => {
     closing = true
   })
-  fastify.addHook('onRequest', async () => {
-    if (closing) throw serviceUnavailable('The service is shutting down; try again.')
+  fastify.addHook('onRequest', (_request, _reply, done) => {
+    done(closing ? serviceUnavailable('The service is shutting down; try again.') : undefined)
   })
 }
 

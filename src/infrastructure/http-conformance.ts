@@ -9,10 +9,9 @@ import { AppError, badRequest } from '../errors.js'
  * and an Expect header other than 100-continue.
  */
 async function httpConformance(fastify: FastifyInstance) {
-  fastify.addHook('onRequest', async (request) => {
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw badRequest('HTTP/1.1 requests need a Host header.')
-    }
+  fastify.addHook('onRequest', (request, _reply, done) => {
+    const hostless = request.headers.host === undefined && request.raw.httpVersion === '1.1'
+    done(hostless ? badRequest('HTTP/1.1 requests need a Host header.') : undefined)
   })
   fastify.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     const error = new AppError(417, 'BadRequest', ['Only the expectation 100-continue is supported.'])

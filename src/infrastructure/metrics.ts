@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
 import type { Store } from '../store/port.js'
 
 declare module 'fastify' {
@@ -13,14 +13,14 @@ declare module 'fastify' {
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
 /**
- * Request counts and latency by route and status, and store latency by operation. A registry per
- * app (not prom-client's global one), so apps built side by side in tests keep their own numbers.
+ * Request latency by route and status (its _count is the number of requests), and store latency
+ * by operation. A registry per app (not prom-client's global one), so apps built side by side in
+ * tests keep their own numbers.
  */
 async function metrics(fastify: FastifyInstance) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const labelNames = ['method', 'route', 'status_code'] as const
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered.', labelNames, registers: [registry] })
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from the request to the end of the response.',
@@ -30,16 +30,27 @@ async function metrics(fastify: FastifyInstance) {
   })
   fastify.decorate('metrics', registry)
 
-  fastify.addHook('onResponse', async (request, reply) => {
-    // The route's template keeps the label set small; unmatched URLs share one label.
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? '(unmatched)',
-      status_code: String(reply.statusCode)
+  /** Records under one route label; the series of each method and status is looked up once. */
+  const recorder = (route: string) => {
+    const series = new Map<string, Histogram.Internal<(typeof labelNames)[number]>>()
+    return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const key = request.method + reply.statusCode
+      let bound = series.get(key)
+      if (bound === undefined) {
+        bound = latency.labels({ method: request.method, route, status_code: String(reply.statusCode) })
+        series.set(key, bound)
+      }
+      bound.observe(reply.elapsedTime / 1000)
+      done()
     }
-    requests.inc(labels)
-    latency.observe(labels, reply.elapsedTime / 1000)
+  }
+  // A hook per route that knows its template: request.routeOptions would build an object per request.
+  fastify.addHook('onRoute', (route) => {
+    route.onResponse = [...[route.onResponse ?? []].flat(), recorder(route.url)]
   })
+  // Unmatched URLs share one label; their answer comes from the not-found handler, which has no route.
+  const unmatched = recorder('(unmatched)')
+  fastify.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()))
 }
 
 export default fp(metrics, { name: 'metrics', fastify: '5.x' })

@@ -48,8 +48,9 @@ export interface EventListQuery {
   basebandRequested?: boolean
 }
 
+/** A row of the baseband-callback scan: only what the route outputs, read in bulk. */
 export interface CallbackRow {
-  event: StoredEvent
+  event: Pick<StoredEvent, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>
   trace: StoredTrace | null
 }
 

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import type { Test } from 'tap'
+import { serveNodeOptions } from '../../src/package-info.js'
 
 /** Process tests run the built service, exactly what `npm start` runs; `npm test` builds it first. */
 const CLI = 'dist/src/cli.js'
@@ -28,7 +29,7 @@ process.once('exit', () => {
 /** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
 export async function startServer(t: Test, env: Record<string, string>): Promise<ServerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [...serveNodeOptions, CLI, 'serve'], {
     env: { ...baseEnv(), PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })

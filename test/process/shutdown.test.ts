@@ -20,15 +20,18 @@ t.test('SIGTERM: the in-flight request finishes, new connections are refused, th
   const token = login.body.access_token as string
   const { port } = new URL(server.url)
 
-  // A write whose body is only half sent when the signal arrives.
+  // A write whose body is not sent yet when the signal arrives. `Expect: 100-continue` makes the
+  // server say when it has the headers, so the request is surely in flight before the signal.
   const body = JSON.stringify([{ event_no: 1, timestamp_utc: '2024-05-01T10:00:00Z', snr: 10, known_source_name: 'EXT' }])
   const socket = connect(Number(port), '127.0.0.1')
   await once(socket, 'connect')
   const answer = responseOf(socket)
+  const continued = new Promise((resolve) => socket.once('data', resolve))
   socket.write(
     `POST /v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${token}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`
+      `Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`
   )
+  t.match(String(await continued), /^HTTP\/1\.1 100 Continue/)
 
   const exited = once(server.child, 'exit') as Promise<[number | null, string | null]>
   const started = Date.now()
@@ -50,9 +53,9 @@ t.test('SIGTERM: the in-flight request finishes, new connections are refused, th
   })
   t.equal(refused, 'ECONNREFUSED', 'new connections are refused')
 
-  socket.end(body.slice(10))
+  socket.end(body)
   const raw = await answer
-  t.match(raw, /^HTTP\/1\.1 200 /, 'the in-flight write was answered')
+  t.match(raw, /\r\n\r\nHTTP\/1\.1 200 /, 'the in-flight write was answered')
   t.match(raw, /\{"upserted":1\}$/)
 
   const [code] = await exited

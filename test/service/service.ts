@@ -59,9 +59,9 @@ t.test('GET /metrics: requests by route and status, latency, store latency, proc
   t.equal(response.statusCode, 200)
   t.match(response.headers['content-type'], /^text\/plain/)
   const text = response.body
-  t.match(text, /^http_requests_total\{method="GET",route="\/ready",status_code="200"\} 2$/m)
-  t.match(text, /^http_requests_total\{method="GET",route="\/v1\/events\/:event_no",status_code="401"\} 1$/m)
-  t.match(text, /^http_requests_total\{method="GET",route="\(unmatched\)",status_code="404"\} 1$/m)
+  t.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/ready",status_code="200"\} 2$/m)
+  t.match(text, /^http_request_duration_seconds_count\{method="GET",route="\/v1\/events\/:event_no",status_code="401"\} 1$/m)
+  t.match(text, /^http_request_duration_seconds_count\{method="GET",route="\(unmatched\)",status_code="404"\} 1$/m)
   t.match(text, /^http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/ready",status_code="200"\} \d+$/m)
   t.match(text, /^store_operation_duration_seconds_count\{operation="ping",outcome="ok"\} 2$/m)
   t.match(text, /^process_resident_memory_bytes \d+/m)

@@ -56,7 +56,8 @@ export class MongoEvents {
   /** One page of requested events, then their traces in one $in query, joined here. */
   async callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<CallbackRow[]> {
     const filter = { baseband_requested: true, ...keysetFilter(window, true, after) }
-    const events = (await this.events.find(filter, { sort: pageOrder(true), limit }).toArray()).map(toEvent)
+    const projection = { _id: 0, event_no: 1, timestamp: 1, snr: 1, known_source_name: 1 }
+    const events = (await this.events.find(filter, { sort: pageOrder(true), limit, projection }).toArray()).map(toEvent)
     if (events.length === 0) return []
     const traces = await this.traces.find({ event_no: { $in: events.map((event) => event.event_no) } }, WITHOUT_ID).toArray()
     const traceOf = new Map<number, StoredTrace>()

@@ -58,12 +58,14 @@ export class SqliteEvents {
            update_timestamp = excluded.update_timestamp`
       ),
       find: db.prepare<[number], EventRow>('SELECT * FROM events WHERE event_no = ?'),
-      // The partial index on baseband_requested makes this a range scan of exactly the rows returned.
+      // A range scan of a covering partial index: exactly the rows returned, and only the columns the
+      // route outputs (reading the actions text too doubled the time).
       callbacks: db.prepare<
         { afterTime: number; afterNo: number; end: number; limit: number },
-        EventRow & { trace: string | null }
+        Pick<EventRow, 'event_no' | 'timestamp_ms' | 'snr' | 'known_source_name'> & { trace: string | null }
       >(
-        `SELECT e.*, t.doc AS trace FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
+        `SELECT e.event_no, e.timestamp_ms, e.snr, e.known_source_name, t.doc AS trace
+         FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
          WHERE e.baseband_requested = 1 AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo)
            AND e.timestamp_ms < @end
          ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
@@ -130,6 +132,9 @@ export class SqliteEvents {
     const position = after ?? { timestamp: window.start, event_no: -1 }
     return this.statements.callbacks
       .all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit })
-      .map((row) => ({ event: toEvent(row), trace: row.trace === null ? null : JSON.parse(row.trace) }))
+      .map((row) => ({
+        event: { event_no: row.event_no, timestamp: row.timestamp_ms, snr: row.snr, known_source_name: row.known_source_name },
+        trace: row.trace === null ? null : JSON.parse(row.trace)
+      }))
   }
 }

@@ -48,5 +48,11 @@ export const migrations: readonly string[] = [
      doc              TEXT NOT NULL,
      update_timestamp REAL NOT NULL
    ) STRICT;
-   CREATE INDEX heartbeats_by_event ON heartbeats (event_no, heartbeat_id);`
+   CREATE INDEX heartbeats_by_event ON heartbeats (event_no, heartbeat_id);`,
+
+  // The baseband-callback scan reads event_no, time, snr and source name: an index that holds them
+  // answers without visiting the table's rows.
+  `DROP INDEX events_baseband_by_time;
+   CREATE INDEX events_baseband_covering ON events (timestamp_ms, event_no, snr, known_source_name)
+     WHERE baseband_requested = 1;`
 ]

@@ -12,8 +12,10 @@ export class SqliteTraces {
     this.statements = {
       create: db.prepare('INSERT INTO traces (event_no, doc) VALUES (?, ?) ON CONFLICT (event_no) DO NOTHING'),
       // One statement: SQLite runs it under the write lock, so concurrent updates cannot interleave.
+      // A new document is the initial one with its event number, times and the key filled in.
       setStatus: db.prepare<{ eventNo: number; initial: string; path: string; status: string; now: number }>(
-        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, json_set(@initial, @path, @status))
+        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, json_set(@initial, '$.event_no', @eventNo,
+           '$.create_timestamp', @now, '$.update_timestamp', @now, @path, @status))
          ON CONFLICT (event_no) DO UPDATE SET doc = json_set(doc, @path, @status, '$.update_timestamp', @now)`
       ),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
@@ -21,6 +23,18 @@ export class SqliteTraces {
         'INSERT INTO traces (event_no, doc) VALUES (?, ?) ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc'
       )
     }
+  }
+
+  /** The initial document's text, made once per set of initial keys (the service has one). */
+  private readonly templates = new WeakMap<Record<string, string>, string>()
+
+  private template(initial: Record<string, string>): string {
+    let text = this.templates.get(initial)
+    if (text === undefined) {
+      text = JSON.stringify({ event_no: 0, ...initial, create_timestamp: 0, update_timestamp: 0 })
+      this.templates.set(initial, text)
+    }
+    return text
   }
 
   private newDocument(eventNo: number, initial: Record<string, string>, now: number): string {
@@ -32,7 +46,7 @@ export class SqliteTraces {
   }
 
   setStatus(eventNo: number, key: string, status: string, initial: Record<string, string>, now: number): void {
-    this.statements.setStatus.run({ eventNo, initial: this.newDocument(eventNo, initial, now), path: pathTo(key), status, now })
+    this.statements.setStatus.run({ eventNo, initial: this.template(initial), path: pathTo(key), status, now })
   }
 
   find(eventNo: number): StoredTrace | null {
