@@ -1,0 +1,54 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { RunningServer } from './processes.js'
+import { rssBytes, sampleRss, toMb } from './rss.js'
+
+const DAY_MS = 86_400_000
+
+export interface FullYearResult {
+  baselineMb: number
+  peakMb: number
+  increaseMb: number
+  rows: number
+  megabytes: number
+  seconds: number
+}
+
+/**
+ * RSS growth of the server during one baseband-callbacks request over the newest 365 days. On a
+ * fresh process: one that has just served heavy load keeps a grown heap, which would hide the growth
+ * of this request. One small request first, so compiled code and prepared statements are not counted.
+ */
+export async function fullYearRss(start: () => Promise<RunningServer>, token: string, newest: number): Promise<FullYearResult> {
+  const server = await start()
+  try {
+    const end = newest + 1000
+    await callbacks(server.url, token, end - DAY_MS, end)
+    await sleep(1000)
+    const baseline = rssBytes(server.pid)
+    const sampler = sampleRss(server.pid, 20)
+    const started = performance.now()
+    const { rows, bytes } = await callbacks(server.url, token, end - 365 * DAY_MS, end)
+    const seconds = (performance.now() - started) / 1000
+    const { peak } = sampler.stop()
+    return {
+      baselineMb: toMb(baseline),
+      peakMb: toMb(peak),
+      increaseMb: toMb(Math.max(0, peak - baseline)),
+      rows,
+      megabytes: bytes / 1024 / 1024,
+      seconds
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+/** One request, read to the end; the body must be a JSON array (a stream cut short would not parse). */
+async function callbacks(url: string, token: string, start: number, end: number): Promise<{ rows: number; bytes: number }> {
+  const query = new URLSearchParams({ start_time_utc: new Date(start).toISOString(), end_time_utc: new Date(end).toISOString() })
+  const response = await fetch(`${url}/v1/event-tracer/baseband-callbacks?${query}`, { headers: { authorization: token } })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`baseband-callbacks answered ${response.status}: ${text.slice(0, 300)}`)
+  const rows = (JSON.parse(text) as unknown[]).length
+  return { rows, bytes: Buffer.byteLength(text) }
+}

@@ -1,0 +1,125 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { startCpuAccounting } from './cpu-share.js'
+import { fullYearRss, type FullYearResult } from './full-year.js'
+import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
+import { machineFacts } from './machine.js'
+import { RESULTS_DIR } from './paths.js'
+import { startBareServer, stopChildrenOnSignals, type RunningServer } from './processes.js'
+import { scenarios, type Scenario } from './scenarios.js'
+import { prepareBench, scenarioContext } from './setup.js'
+import { summarise } from './summary.js'
+import { renderReport } from './table.js'
+import type { WriteCheck } from './update-trace.js'
+
+/** `npm run bench` (issue 5): every scenario against the service and the bare route, then one report. */
+
+const ROUNDS = positiveInteger('BENCH_ROUNDS', 3)
+const ROUND_SECONDS = positiveInteger('BENCH_SECONDS', 6)
+const WARMUP_SECONDS = 2
+const FULL_YEAR_RUNS = 3
+
+function positiveInteger(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback)
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`)
+  return value
+}
+
+async function main(): Promise<void> {
+  stopChildrenOnSignals()
+  const bench = await prepareBench()
+  let service: RunningServer | undefined
+  let bare: RunningServer | undefined
+  const results = new Map<string, LoadResult[]>()
+  const writes: WriteCheck[] = []
+  const singleConnection = new Map<string, LoadResult>()
+  // Other work on the machine (a test suite, say) slows every scenario: the report shows how much there was.
+  const cpuOfOthers = startCpuAccounting()
+  const fullYear: FullYearResult[] = []
+  let list: Scenario[]
+  try {
+    service = await bench.startService()
+    bare = await startBareServer()
+    const context = await scenarioContext(bench, service)
+    list = scenarios(context)
+    const servers = { service, bare }
+
+    const runOnce = async (scenario: Scenario, seconds: number) => {
+      const server = servers[scenario.server]
+      const { requests, check } = scenario.prepare()
+      const result = await runLoad({ url: server.url, pid: server.pid, connections: scenario.connections, seconds, requests })
+      const written = check === undefined ? undefined : await check()
+      // Let the closed connections drain before the next scenario starts.
+      await sleep(300)
+      return { result, written }
+    }
+
+    // Warm-up: JIT, SQLite and OS page caches; also a first check that every scenario gets the status it expects.
+    for (const scenario of list) {
+      const { result } = await runOnce(scenario, WARMUP_SECONDS)
+      const wrong = unexpectedStatuses(result.statusCounts, scenario.expectedStatus)
+      const note = wrong > 0 || result.transportErrors > 0 ? ` — statuses ${JSON.stringify(result.statusCounts)}, transport errors ${result.transportErrors}` : ''
+      log(`warm-up ${scenario.id}: ${Math.round(result.rps)} req/s${note}`)
+    }
+    // Interleaved rounds: a slow spell of the machine hits every scenario alike, and the bare route
+    // runs right before verify in each round, so their ratio compares like with like.
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const scenario of list) {
+        const { result, written } = await runOnce(scenario, ROUND_SECONDS)
+        results.set(scenario.id, [...(results.get(scenario.id) ?? []), result])
+        if (written !== undefined) writes.push(written)
+        const lost = written === undefined ? '' : `, ${written.lost} lost of ${written.acknowledged}`
+        log(
+          `round ${round}/${ROUNDS} ${scenario.id}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, ` +
+            `p99 ${result.p99.toFixed(2)} ms, RSS ${result.peakRssMb.toFixed(0)} MB${lost}`
+        )
+      }
+    }
+    // Latency without queueing: one connection, so p99 is the service time of one request, not the wait behind others.
+    for (const scenario of list.filter((candidate) => candidate.probeSingleConnection === true)) {
+      const { result } = await runOnce({ ...scenario, connections: 1 }, Math.max(2, Math.ceil(ROUND_SECONDS / 2)))
+      singleConnection.set(scenario.id, result)
+      log(`one connection ${scenario.id}: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`)
+    }
+    await service.stop()
+    await bare.stop()
+    // Three times, each on a fresh process: when V8 collects decides the peak, and it varies run to run.
+    for (let run = 1; run <= FULL_YEAR_RUNS; run++) {
+      fullYear.push(await fullYearRss(() => bench.startService(), context.token, bench.store.newest))
+      log(`full-year baseband-callbacks ${run}/${FULL_YEAR_RUNS}: RSS +${fullYear.at(-1)!.increaseMb.toFixed(1)} MB`)
+    }
+  } finally {
+    await service?.stop()
+    await bare?.stop()
+  }
+
+  const cpu = cpuOfOthers()
+  if (cpu.othersPercent > 10) log(`other processes used ${cpu.othersPercent.toFixed(0)}% of the CPU during the run: numbers are lower and noisier`)
+  const bareRounds = results.get('bare')
+  // Only the token checks are compared with the bare route: it answers what they answer.
+  const summaries = list.map((scenario) =>
+    summarise(scenario, results.get(scenario.id)!, scenario.id.startsWith('verify') ? bareRounds : undefined, scenario.id === 'update-trace' ? writes : [])
+  )
+  const report = renderReport({
+    date: new Date(),
+    machine: machineFacts(),
+    store: bench.store,
+    rounds: ROUNDS,
+    roundSeconds: ROUND_SECONDS,
+    summaries,
+    singleConnection,
+    cpuOfOthers: cpu,
+    fullYear
+  })
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  writeFileSync(join(RESULTS_DIR, 'latest.md'), report)
+  process.stdout.write(report)
+}
+
+const log = (line: string) => void process.stderr.write(`bench: ${line}\n`)
+
+await main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+  process.exitCode = 1
+})
