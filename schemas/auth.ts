@@ -53,7 +53,6 @@ export const TokenInvalidSchema = Type.Object(
   },
   { $id: 'TokenInvalid', description: 'The error envelope, with `valid: false`.', additionalProperties: false }
 )
-export type TokenInvalid = Static<typeof TokenInvalidSchema>
 
 /** The claims of every access token this service issues: exactly these four. */
 export const AccessClaimsSchema = Type.Object({

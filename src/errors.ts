@@ -23,7 +23,7 @@ export const invalidToken = (reason: string) => new AppError(401, 'InvalidToken'
 export const authenticationFailed = (reason: string) => new AppError(401, 'AuthenticationFailed', [reason])
 export const serviceUnavailable = (reason: string) => new AppError(503, 'ServiceUnavailable', [reason])
 
-export const AUTHORIZATION_ABSENT = 'Authorization header not present.'
+const AUTHORIZATION_ABSENT = 'Authorization header not present.'
 /** No token: 400 on `/auth/verify` (the interface document), 401 everywhere else. */
 export const authorizationAbsent = (statusCode: 400 | 401 = 401) =>
   new AppError(statusCode, 'Unauthorized', [AUTHORIZATION_ABSENT])
