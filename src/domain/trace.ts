@@ -50,12 +50,10 @@ export function keyForUpdate(stage: Stage | typeof CLASSIFICATION_STAGE, site: s
   return stage === CLASSIFICATION_STAGE ? CLASSIFICATION_KEY : stageKey(stage, site)
 }
 
-/** Other programs write timestamps as ints, floats, or (from BSON) wrapped numbers. */
+/**
+ * A stored number, or the fallback when another writer left something else. BSON's wrapped numbers
+ * never get here: the MongoDB adapter hands the port plain numbers.
+ */
 export function numberOr(value: unknown, fallback: number): number {
-  if (typeof value === 'number' && Number.isFinite(value)) return value
-  if (typeof value === 'bigint') return Number(value)
-  if (value !== null && typeof value === 'object' && typeof (value as { valueOf(): unknown }).valueOf() === 'number') {
-    return (value as { valueOf(): number }).valueOf()
-  }
-  return fallback
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback
 }

@@ -64,22 +64,29 @@ export function measuredStore(store: Store, registry: Registry): Store {
     buckets: LATENCY_BUCKETS,
     registers: [registry]
   })
+  // One timed wrapper per operation, made on first use: the proxy allocates nothing per call.
+  const timed = new Map<string, (...args: unknown[]) => unknown>()
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver)
       if (typeof value !== 'function' || typeof property !== 'string') return value
-      return (...args: unknown[]) => {
-        const result = value.apply(target, args)
-        if (!(result instanceof Promise)) return result
-        const stop = duration.startTimer({ operation: property })
-        return result.then(
-          (resolved) => (stop({ outcome: 'ok' }), resolved),
-          (error: unknown) => {
-            stop({ outcome: 'error' })
-            throw error
-          }
-        )
+      let wrapper = timed.get(property)
+      if (wrapper === undefined) {
+        wrapper = (...args: unknown[]) => {
+          const result = value.apply(target, args)
+          if (!(result instanceof Promise)) return result
+          const stop = duration.startTimer({ operation: property })
+          return result.then(
+            (resolved) => (stop({ outcome: 'ok' }), resolved),
+            (error: unknown) => {
+              stop({ outcome: 'error' })
+              throw error
+            }
+          )
+        }
+        timed.set(property, wrapper)
       }
+      return wrapper
     }
   })
 }

@@ -4,18 +4,21 @@ import type { StoredTrace } from '../../domain/trace.js'
 /** A JSON path to one flat key; keys come from the configured sites and stages, never from input. */
 const pathTo = (key: string) => `$.${JSON.stringify(key)}`
 
+/** A new document: the initial template with its event number and times filled in. */
+const NEW_DOCUMENT = `json_set(@initial, '$.event_no', @eventNo, '$.create_timestamp', @now, '$.update_timestamp', @now)`
+
 /** Traces: one JSON document per event, with the flat slash keys the pipeline writes. */
 export class SqliteTraces {
   private readonly statements
 
   constructor(private readonly db: Database.Database) {
     this.statements = {
-      create: db.prepare('INSERT INTO traces (event_no, doc) VALUES (?, ?) ON CONFLICT (event_no) DO NOTHING'),
+      create: db.prepare<{ eventNo: number; initial: string; now: number }>(
+        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, ${NEW_DOCUMENT}) ON CONFLICT (event_no) DO NOTHING`
+      ),
       // One statement: SQLite runs it under the write lock, so concurrent updates cannot interleave.
-      // A new document is the initial one with its event number, times and the key filled in.
       setStatus: db.prepare<{ eventNo: number; initial: string; path: string; status: string; now: number }>(
-        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, json_set(@initial, '$.event_no', @eventNo,
-           '$.create_timestamp', @now, '$.update_timestamp', @now, @path, @status))
+        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status))
          ON CONFLICT (event_no) DO UPDATE SET doc = json_set(doc, @path, @status, '$.update_timestamp', @now)`
       ),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
@@ -37,12 +40,8 @@ export class SqliteTraces {
     return text
   }
 
-  private newDocument(eventNo: number, initial: Record<string, string>, now: number): string {
-    return JSON.stringify({ event_no: eventNo, ...initial, create_timestamp: now, update_timestamp: now })
-  }
-
   create(eventNo: number, initial: Record<string, string>, now: number): void {
-    this.statements.create.run(eventNo, this.newDocument(eventNo, initial, now))
+    this.statements.create.run({ eventNo, initial: this.template(initial), now })
   }
 
   setStatus(eventNo: number, key: string, status: string, initial: Record<string, string>, now: number): void {
