@@ -51,7 +51,7 @@ export const eventInputSchema = (sites: readonly string[]) =>
       tsar_classification: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
       actions: Type.Optional(ref(actionsSchema(sites)))
     },
-    { $id: 'EventInput', description: 'An event to insert or replace (by event_no).' }
+    { $id: 'EventInput', additionalProperties: false, description: 'An event to insert or replace (by event_no).' }
   )
 export type EventInput = Static<ReturnType<typeof eventInputSchema>>
 

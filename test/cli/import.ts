@@ -98,6 +98,8 @@ t.test('what makes a line bad', async (t) => {
     [event(-1), /line 2: event_no: Expected integer to be greater or equal to 0/],
     [{ event_no: 1, snr: 1, timestamp_utc: '2024-05-01' }, /line 2: known_source_name: Expected required property/],
     [event(1, { actions: { want: { vla_baseband: true }, got: {} } }), /line 2: actions/],
+    [event(1, { stauts: 'x' }), /line 2: stauts: Unexpected property/],
+    [event(1, { actions: { want: { Baseband: true }, got: {} } }), /line 2: actions\.want\.Baseband: Unexpected property/],
     [{ kind: 'trace', 'stages/x': 'complete' }, /line 2: event_no: Expected required property/],
     [{ kind: 'trace', event_no: 1.5 }, /line 2: event_no: Expected integer/],
     [{ kind: 'datatrail', event_no: 1, member: 'vla_baseband', ...member }, /line 2: member must be one of intensity, baseband, kko_baseband, gbo_baseband, hco_baseband/],

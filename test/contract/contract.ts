@@ -7,9 +7,14 @@ import { parse } from 'yaml'
 import type { App } from '../helper.js'
 
 interface Operation {
+  requestBody?: { content: Record<string, { schema: unknown }> }
   responses: Record<string, { content?: Record<string, unknown> }>
 }
-const document = parse(readFileSync('openapi.yaml', 'utf8')) as { paths: Record<string, Record<string, Operation>> }
+interface Document {
+  paths: Record<string, Record<string, Operation>>
+  components: { schemas: Record<string, unknown> }
+}
+export const document = parse(readFileSync('openapi.yaml', 'utf8')) as Document
 
 // The committed document itself is the schema: responses are checked against what clients read.
 const ajv = new Ajv2020({ strict: false, allErrors: true })
@@ -57,4 +62,22 @@ export async function call(t: Test, app: App, options: InjectOptions & { url: st
   const body = mediaType === 'application/json' ? response.json() : response.body
   t.ok(validate(body), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
   return response
+}
+
+/** `#/components/schemas/X` as the schema it names; any other schema as it is. */
+export function resolve(schema: unknown): unknown {
+  const target = (schema as { $ref?: unknown } | null)?.$ref
+  if (typeof target !== 'string') return schema
+  return resolve(document.components.schemas[target.replace('#/components/schemas/', '')])
+}
+
+/** Every request body schema of the document, labelled `POST /auth application/json`. */
+export function requestBodies(): [string, unknown][] {
+  return Object.entries(document.paths).flatMap(([path, operations]) =>
+    Object.entries(operations).flatMap(([method, operation]) =>
+      Object.entries(operation.requestBody?.content ?? {}).map(
+        ([mediaType, { schema }]): [string, unknown] => [`${method.toUpperCase()} ${path} ${mediaType}`, schema]
+      )
+    )
+  )
 }
