@@ -6,11 +6,15 @@ import type { Test } from 'tap'
 import { parse } from 'yaml'
 import type { App } from '../helper.js'
 
-interface Operation {
+export interface Operation {
+  description?: string
+  security?: Record<string, string[]>[]
   requestBody?: { content: Record<string, { schema: unknown }> }
-  responses: Record<string, { content?: Record<string, unknown> }>
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>
 }
 interface Document {
+  info: { license?: { name: string; identifier?: string } }
+  servers?: { url: string }[]
   paths: Record<string, Record<string, Operation>>
   components: { schemas: Record<string, unknown> }
 }
@@ -62,22 +66,4 @@ export async function call(t: Test, app: App, options: InjectOptions & { url: st
   const body = mediaType === 'application/json' ? response.json() : response.body
   t.ok(validate(body), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
   return response
-}
-
-/** `#/components/schemas/X` as the schema it names; any other schema as it is. */
-export function resolve(schema: unknown): unknown {
-  const target = (schema as { $ref?: unknown } | null)?.$ref
-  if (typeof target !== 'string') return schema
-  return resolve(document.components.schemas[target.replace('#/components/schemas/', '')])
-}
-
-/** Every request body schema of the document, labelled `POST /auth application/json`. */
-export function requestBodies(): [string, unknown][] {
-  return Object.entries(document.paths).flatMap(([path, operations]) =>
-    Object.entries(operations).flatMap(([method, operation]) =>
-      Object.entries(operation.requestBody?.content ?? {}).map(
-        ([mediaType, { schema }]): [string, unknown] => [`${method.toUpperCase()} ${path} ${mediaType}`, schema]
-      )
-    )
-  )
 }
