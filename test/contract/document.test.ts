@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { document, type Operation } from './contract.js'
 
@@ -66,4 +67,26 @@ t.test('every object inside another schema is a named component', async (t) => {
   const components = new Set(Object.keys(document.components.schemas))
   for (const [name, schema] of Object.entries(document.components.schemas)) walk(schema, name, visit, components)
   t.strictSame(inlined, [])
+})
+
+t.test('POST /v1/events takes a JSON array or NDJSON, with one schema', async (t) => {
+  const content = document.paths['/v1/events']?.post?.requestBody?.content ?? {}
+  t.strictSame(Object.keys(content), ['application/json', 'application/x-ndjson'])
+  t.strictSame(content['application/x-ndjson'], content['application/json'])
+})
+
+t.test('every operation is described and states its security; only the public ones need no token', async (t) => {
+  for (const [label, operation] of operations) {
+    t.ok((operation.description ?? '').length > 0, `${label} has a description`)
+    t.ok(Array.isArray(operation.security), `${label} states its security`)
+  }
+  const open = operations.filter(([, operation]) => operation.security?.length === 0).map(([label]) => label)
+  t.strictSame(open.sort(), ['GET /health', 'GET /metrics', 'GET /openapi.json', 'GET /ready', 'GET /version', 'POST /auth'])
+})
+
+t.test('the document names its license, the same as package.json, and its server', async (t) => {
+  const { license } = JSON.parse(readFileSync('package.json', 'utf8')) as { license?: string }
+  t.equal(license, 'MIT')
+  t.match(document.info.license, { name: 'MIT', identifier: 'MIT' })
+  t.strictSame(document.servers?.map((server) => server.url), ['/'])
 })

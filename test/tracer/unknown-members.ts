@@ -53,6 +53,17 @@ t.test('NDJSON records are held to the same schema', async (t) => {
   t.equal(await app.store.findEvent(1), null)
 })
 
+t.test('a body of any other parsed media type meets the same schema, never the handler unchecked', async (t) => {
+  const { app, writer } = await tracerApp(t)
+  for (const [type, payload] of [['text/plain', 'hello'], ['text/plain', JSON.stringify([record])]]) {
+    const response = await app.inject({ method: 'POST', url: '/v1/events', headers: { authorization: writer, 'content-type': type }, payload })
+    t.equal(response.statusCode, 400, `${type} ${payload}`)
+    t.strictSame(response.json(), { reasons: ['body must be array'], exception: 'BadRequest' })
+  }
+  const empty = await app.inject({ method: 'POST', url: '/v1/events', headers: { authorization: writer } })
+  t.equal(empty.statusCode, 400, 'no body at all')
+})
+
 t.test('unknown query parameters are ignored', async (t) => {
   const { app, reader } = await tracerApp(t)
   const window = 'start_time_utc=2024-05-01&end_time_utc=2024-05-02'
