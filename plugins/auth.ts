@@ -9,7 +9,7 @@ import {
   TokenPairSchema,
   TokenValidSchema
 } from '../schemas/auth.js'
-import { ErrorEnvelopeSchema, errorResponses, ref, tokenSecurity } from '../schemas/common.js'
+import { ErrorEnvelopeSchema, errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { tokenOf } from '../src/auth/authorization-header.js'
 import { verifyPassword } from '../src/auth/passwords.js'
 import { hashRefreshToken, newRefreshToken, refreshTokenMatches } from '../src/auth/refresh-tokens.js'
@@ -48,6 +48,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         description:
           'The new refresh token replaces the previous one of the user; access tokens already issued stay ' +
           `valid until they expire. Rate limited to ${config.AUTH_RATE_LIMIT} attempts a minute per address and per username.`,
+        security: noSecurity(),
         body: ref(CredentialsSchema),
         response: {
           200: ref(TokenPairSchema, { description: 'The tokens.' }),

@@ -80,6 +80,7 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
         ...common(),
         operationId: 'getEvent',
         summary: 'One event',
+        description: 'The event as stored: `dm` is null and `tsar_classification` is `unclassified` when unknown.',
         params: Type.Object({ event_no: EventNoPathSchema }),
         response: { 200: ref(eventSchema(sites), { description: 'The event.' }), ...errorResponses(400, 401, 404, 503) }
       }
@@ -104,6 +105,8 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
         description:
           'A JSON array, or NDJSON with `Content-Type: application/x-ndjson`. One bad record refuses the whole ' +
           'batch with 400 naming its index.',
+        // Documents both media types; the one body schema validates whichever was sent.
+        consumes: ['application/json', 'application/x-ndjson'],
         body: Type.Array(ref(eventInputSchema(sites)), { minItems: 1, maxItems: 1000 }),
         response: {
           200: ref(UpsertResultSchema, { description: 'All stored; they survive a crash of the server.' }),

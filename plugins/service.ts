@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, ref } from '../schemas/common.js'
+import { errorResponses, noSecurity, ref } from '../schemas/common.js'
 import { HealthSchema, VersionSchema } from '../schemas/service.js'
 import { packageVersion } from '../src/package-info.js'
 
@@ -13,6 +13,8 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getVersion',
         summary: 'Version of the running service',
+        description: 'The version of the running service, from its package.json. The Python client calls it to choose a base URL.',
+        security: noSecurity(),
         response: { 200: ref(VersionSchema, { description: 'The version.' }) }
       }
     },
@@ -26,6 +28,8 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getHealth',
         summary: 'The process is up',
+        description: 'Answers while the process runs, whether or not the store answers: a liveness probe.',
+        security: noSecurity(),
         response: { 200: ref(HealthSchema, { description: 'The process is up.' }) }
       }
     },
@@ -39,6 +43,8 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getReady',
         summary: 'The store answers; 503 while it does not',
+        description: 'Pings the store: a readiness probe for a load balancer. The service recovers by itself when the store returns.',
+        security: noSecurity(),
         response: { 200: ref(HealthSchema, { description: 'The store answers.' }), ...errorResponses(503) }
       }
     },
@@ -55,6 +61,8 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getMetrics',
         summary: 'Prometheus metrics: requests and latency by route and status, store latency, process',
+        description: 'Prometheus text exposition format, for a scraper: request counts and latency by route and status, the latency of store calls, and the process’s own metrics.',
+        security: noSecurity(),
         response: {
           200: {
             description: 'Prometheus text exposition format.',
@@ -76,6 +84,8 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getOpenApi',
         summary: 'This OpenAPI document',
+        description: 'This document as JSON, generated from the route schemas of the running service. /docs renders it.',
+        security: noSecurity(),
         response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document.' }) }
       }
     },

@@ -31,6 +31,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
         ...common(),
         operationId: 'createTrace',
         summary: 'Create the trace of an event with every stage incomplete; harmless when it exists',
+        description: 'Every stage of every configured site starts `incomplete`; a trace that exists is left as it is. `site` must be a configured site and has no other effect.',
         body: ref(createTraceRequestSchema(sites)),
         response: { 200: ok, ...writeErrors }
       }
@@ -69,6 +70,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
         ...common(),
         operationId: 'putDatatrail',
         summary: 'Replace one datatrail member of an event (the event need not exist yet)',
+        description: 'The body is the member with all six fields; it replaces what was stored for that member of the event.',
         params: datatrailParamsSchema(sites),
         body: ref(DatatrailMemberSchema),
         response: { 200: ok, ...writeErrors }
@@ -89,6 +91,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
         ...common(),
         operationId: 'addHeartbeats',
         summary: 'Store heartbeat records; a heartbeat_id already stored is left as it is',
+        description: 'A JSON array of 1 to 1000 heartbeat records, each naming its event. Repeating a heartbeat_id is a harmless no-op, so a sender may retry a whole batch.',
         body: heartbeatBatchSchema(sites),
         response: { 200: ok, ...writeErrors }
       }

@@ -68,6 +68,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['tracer'],
         operationId: 'getEventStatus',
         summary: 'One event’s full status: actions, classification, datatrail, trace and heartbeats',
+        description: 'All seven fields are present even when only some parts are stored; 404 when nothing at all is known of the event.',
         security: tokenSecurity(),
         params: Type.Object({ event_no: EventNoPathSchema }),
         response: {

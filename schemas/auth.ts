@@ -13,7 +13,7 @@ export const PasswordSchema = Type.String({ minLength: 1, maxLength: 256 })
 
 export const CredentialsSchema = Type.Object(
   { username: UsernameSchema, password: PasswordSchema },
-  { $id: 'Credentials', description: 'A username and password.' }
+  { $id: 'Credentials', description: 'A username and password.', additionalProperties: false }
 )
 export type Credentials = Static<typeof CredentialsSchema>
 
@@ -37,7 +37,7 @@ export const AccessTokenResponseSchema = Type.Object(
 
 export const RefreshRequestSchema = Type.Object(
   { refresh_token: RefreshToken },
-  { $id: 'RefreshRequest' }
+  { $id: 'RefreshRequest', additionalProperties: false }
 )
 
 export const TokenValidSchema = Type.Object(

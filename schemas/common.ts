@@ -91,3 +91,6 @@ export const StatusTrueSchema = Type.Object(
 
 /** The security requirement of routes that need an access token (a fresh array: no YAML aliases). */
 export const tokenSecurity = () => [{ accessToken: [] }]
+
+/** The security requirement of routes anyone may call: none, said explicitly. */
+export const noSecurity = (): [] => []

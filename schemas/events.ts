@@ -3,22 +3,25 @@ import { dataProducts } from '../src/domain/sites.js'
 import { TIME_FORMAT_DESCRIPTION } from '../src/domain/time-window.js'
 import { EventNoSchema, ref, StringEnum } from './common.js'
 
-const actionFlags = (sites: readonly string[], description: string) =>
+/** One optional flag per data product of the configured sites: the shape of `want` and of `got`. */
+export const actionFlagsSchema = (sites: readonly string[]) =>
   Type.Object(Object.fromEntries(dataProducts(sites).map((key) => [key, Type.Optional(Type.Boolean())])), {
+    $id: 'ActionFlags',
     additionalProperties: false,
-    description
+    description: 'A flag per data product; a product not named is not flagged.'
   })
 
 export const actionsSchema = (sites: readonly string[]) =>
   Type.Object(
     {
-      want: actionFlags(sites, 'Data products requested for the event.'),
-      got: actionFlags(sites, 'Data products received.')
+      want: ref(actionFlagsSchema(sites)),
+      got: ref(actionFlagsSchema(sites))
     },
     {
       $id: 'Actions',
       additionalProperties: false,
-      description: 'Requested and completed actions: intensity data, baseband data, and baseband data per other site.'
+      description:
+        'Requested (`want`) and received (`got`) data products: intensity data, baseband data, and baseband data per other site.'
     }
   )
 
@@ -47,11 +50,14 @@ export const eventInputSchema = (sites: readonly string[]) =>
       timestamp_utc: Type.String({ minLength: 10, maxLength: 40, description: `Event time: ${TIME_FORMAT_DESCRIPTION}` }),
       snr: Type.Number({ minimum: -1e9, maximum: 1e9 }),
       known_source_name: Type.String({ minLength: 1, maxLength: 256 }),
-      dm: Type.Optional(Type.Union([Type.Number({ minimum: -1e9, maximum: 1e9 }), Type.Null()], { default: null })),
+      // No `default: null`: generated clients make a defaulted member required. Absent reads null.
+      dm: Type.Optional(
+        Type.Union([Type.Number({ minimum: -1e9, maximum: 1e9 }), Type.Null()], { description: 'Dispersion measure; null or absent when unknown.' })
+      ),
       tsar_classification: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
       actions: Type.Optional(ref(actionsSchema(sites)))
     },
-    { $id: 'EventInput', description: 'An event to insert or replace (by event_no).' }
+    { $id: 'EventInput', additionalProperties: false, description: 'An event to insert or replace (by event_no).' }
   )
 export type EventInput = Static<ReturnType<typeof eventInputSchema>>
 

@@ -1,25 +1,29 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { EventNoSchema, ref, StringEnum } from './common.js'
 
+export const HeartbeatSentSchema = Type.Object(
+  {
+    trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }),
+    error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])
+  },
+  { $id: 'HeartbeatSent', additionalProperties: false, description: 'What the site was asked for, and when.' }
+)
+
+export const HeartbeatReceivedSchema = Type.Object(
+  {
+    total_data_files: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
+    dir_size_gb: Type.Number({ minimum: 0 }),
+    finished_time: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    heartbeat_sent_unix_s: Type.Number()
+  },
+  { $id: 'HeartbeatReceived', additionalProperties: false, description: 'What the site has received so far.' }
+)
+
 const heartbeatFields = (sites: readonly string[]) => ({
   heartbeat_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unique id of the heartbeat.' }),
   site: StringEnum(sites),
-  sent: Type.Object(
-    {
-      trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }),
-      error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])
-    },
-    { additionalProperties: false }
-  ),
-  received: Type.Object(
-    {
-      total_data_files: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
-      dir_size_gb: Type.Number({ minimum: 0 }),
-      finished_time: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-      heartbeat_sent_unix_s: Type.Number()
-    },
-    { additionalProperties: false }
-  )
+  sent: ref(HeartbeatSentSchema),
+  received: ref(HeartbeatReceivedSchema)
 })
 
 export const heartbeatSchema = (sites: readonly string[]) =>

@@ -10,8 +10,8 @@ import {
 import { ErrorEnvelopeSchema, ExceptionSchema, StatusTrueSchema } from './common.js'
 import { DatatrailMemberSchema, datatrailSchema, LargerDatasetSchema } from './datatrail.js'
 import { eventStatusSchema } from './event-status.js'
-import { actionsSchema, eventInputSchema, eventPageSchema, eventSchema, UpsertResultSchema } from './events.js'
-import { heartbeatInputSchema, heartbeatSchema } from './heartbeats.js'
+import { actionFlagsSchema, actionsSchema, eventInputSchema, eventPageSchema, eventSchema, UpsertResultSchema } from './events.js'
+import { HeartbeatReceivedSchema, heartbeatInputSchema, heartbeatSchema, HeartbeatSentSchema } from './heartbeats.js'
 import { HealthSchema, VersionSchema } from './service.js'
 import { basebandCallbackSchema, createTraceRequestSchema, StageStatusSchema, traceSchema, updateTraceRequestSchema } from './trace.js'
 
@@ -37,6 +37,7 @@ export function sharedSchemas(sites: readonly string[]): TSchema[] {
     basebandCallbackSchema(sites),
     createTraceRequestSchema(sites),
     updateTraceRequestSchema(sites),
+    actionFlagsSchema(sites),
     actionsSchema(sites),
     eventSchema(sites),
     eventInputSchema(sites),
@@ -45,6 +46,8 @@ export function sharedSchemas(sites: readonly string[]): TSchema[] {
     LargerDatasetSchema,
     DatatrailMemberSchema,
     datatrailSchema(sites),
+    HeartbeatSentSchema,
+    HeartbeatReceivedSchema,
     heartbeatSchema(sites),
     heartbeatInputSchema(sites),
     eventStatusSchema(sites)

@@ -22,7 +22,7 @@ export const traceSchema = (sites: readonly string[]) =>
 export const createTraceRequestSchema = (sites: readonly string[]) =>
   Type.Object(
     { event: EventNoSchema, site: StringEnum(sites, { description: 'A configured site; it has no other effect.' }) },
-    { $id: 'CreateTraceRequest' }
+    { $id: 'CreateTraceRequest', additionalProperties: false }
   )
 
 export const updateTraceRequestSchema = (sites: readonly string[]) =>
@@ -37,7 +37,7 @@ export const updateTraceRequestSchema = (sites: readonly string[]) =>
       stage: StringEnum([CLASSIFICATION_STAGE, ...STAGES]),
       status: StringEnum(STATUSES)
     },
-    { $id: 'UpdateTraceRequest' }
+    { $id: 'UpdateTraceRequest', additionalProperties: false }
   )
 
 export const CallbackQuerySchema = Type.Object({

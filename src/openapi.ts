@@ -1,3 +1,4 @@
+import { stringify } from 'yaml'
 import { buildApp } from './app.js'
 import { loadConfig } from './config.js'
 import { SqliteStore } from './store/sqlite/store.js'
@@ -14,7 +15,9 @@ export async function generateOpenApiYaml(): Promise<string> {
   })
   const app = await buildApp({ config, store: SqliteStore.open(':memory:') })
   try {
-    return app.swagger({ yaml: true })
+    // Written out in full where the document repeats an object (both media types of one body share
+    // a schema): an alias (`&a1`, `*a1`) is valid YAML, but each operation should read whole where it is.
+    return stringify(app.swagger(), { aliasDuplicateObjects: false, strict: false })
   } finally {
     await app.close()
   }

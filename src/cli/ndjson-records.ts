@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox'
 import sjson from 'secure-json-parse'
 import { EventNoSchema } from '../../schemas/common.js'
 import { DatatrailMemberSchema, LargerDatasetSchema } from '../../schemas/datatrail.js'
-import { actionsSchema, eventInputSchema, type EventInput } from '../../schemas/events.js'
-import { heartbeatInputSchema, type HeartbeatInput } from '../../schemas/heartbeats.js'
+import { actionFlagsSchema, actionsSchema, eventInputSchema, type EventInput } from '../../schemas/events.js'
+import { HeartbeatReceivedSchema, heartbeatInputSchema, HeartbeatSentSchema, type HeartbeatInput } from '../../schemas/heartbeats.js'
 import { toStoredEvent } from '../domain/events.js'
 import { dataProducts } from '../domain/sites.js'
 import { parseUtcTime } from '../domain/time-window.js'
@@ -30,8 +30,8 @@ const KINDS = 'trace, datatrail, heartbeat, or none for an event'
  * is the write time of the events and datatrail members.
  */
 export function recordParser(sites: readonly string[], now: number): (line: string) => ImportRecord {
-  const eventProblem = checker(eventInputSchema(sites), [actionsSchema(sites)])
-  const heartbeatProblem = checker(heartbeatInputSchema(sites))
+  const eventProblem = checker(eventInputSchema(sites), [actionsSchema(sites), actionFlagsSchema(sites)])
+  const heartbeatProblem = checker(heartbeatInputSchema(sites), [HeartbeatSentSchema, HeartbeatReceivedSchema])
   const memberProblem = checker(DatatrailMemberSchema, [LargerDatasetSchema])
   const eventNoProblem = checker(Type.Object({ event_no: EventNoSchema }))
   const members = dataProducts(sites)

@@ -8,13 +8,15 @@ export interface TimeWindow {
 
 const DAY_MS = 86_400_000
 
-// YYYY-MM-DD, optionally followed by THH:MM[:SS[.f{1,9}]] and Z, ±HH:MM or nothing (UTC).
+// YYYY-MM-DD, optionally followed by T or one space (Python's str(datetime)), HH:MM[:SS[.f{1,9}]]
+// and Z, ±HH:MM (hours 00-23, minutes 00-59) or nothing (UTC).
 const FORMAT =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})?)?$/
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/
 
 export const TIME_FORMAT_DESCRIPTION =
-  'UTC date `YYYY-MM-DD` (midnight), or ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]]` with `Z`, ' +
-  'a `±HH:MM` offset, or no zone (UTC). Fractions beyond milliseconds are dropped.'
+  'UTC date `YYYY-MM-DD` (midnight), or ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]]` (a space may ' +
+  'replace the `T`, as Python writes it) with `Z`, a `±HH:MM` offset (hours 00-23, minutes 00-59), or no ' +
+  'zone (UTC). Fractions beyond milliseconds are dropped.'
 
 /**
  * Milliseconds since the epoch for one of the accepted forms (CONTRACT section 4), or undefined

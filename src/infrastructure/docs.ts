@@ -14,8 +14,12 @@ async function docs(fastify: FastifyInstance) {
         version: packageVersion,
         description:
           'Access tokens for the pipeline, the list of detected events, and the baseband event tracer: ' +
-          'how far every processing stage got at every site. Every non-2xx response is the error envelope.'
+          'how far every processing stage got at every site. Every non-2xx response is the error envelope.',
+        license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'frb-tracer maintainers' }
       },
+      // Relative: the service that serves this document, wherever it is deployed (and /docs calls it).
+      servers: [{ url: '/', description: 'The service that serves this document.' }],
       tags: [
         { name: 'auth', description: 'Access and refresh tokens' },
         { name: 'tracer', description: 'Baseband callbacks, event status, and the pipeline’s trace writes' },

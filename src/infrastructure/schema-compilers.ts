@@ -24,7 +24,12 @@ function schemaKey(schema: unknown): string {
   return JSON.stringify(rest)
 }
 
-const common = { useDefaults: true, removeAdditional: true, allErrors: false } as const
+/*
+ * Never `removeAdditional`: it would drop a misspelled body member (`actions.want.Baseband`) and
+ * answer 200. A body schema says `additionalProperties: false` and an unknown member is a 400;
+ * query schemas leave additional properties open, so unknown query parameters pass untouched.
+ */
+const common = { useDefaults: true, removeAdditional: false, allErrors: false } as const
 type Compile = ReturnType<BuildCompilerFromPool>
 
 /**

@@ -46,7 +46,8 @@ t.test('malformed credentials are 400 BadRequest naming the field', async (t) =>
     [{ username: '', password: 'x' }, /^body\.username /],
     [{ username: 'ana', password: 'x'.repeat(257) }, /^body\.password /],
     [{ username: ['ana'], password: 'x' }, /^body\.username /],
-    [[], /^body /]
+    [[], /^body /],
+    [{ username: 'ana', password: 'x', remember_me: true }, /^body\.remember_me is not allowed$/]
   ]
   for (const [payload, reason] of cases) {
     const response = await postAuth(app, payload)

@@ -107,6 +107,14 @@ t.test('a body without refresh_token is 400 naming it', async (t) => {
   t.same(response.json(), { reasons: ['body.refresh_token is required'], exception: 'BadRequest' })
 })
 
+t.test('an unknown body member is 400 naming it, even beside a good refresh token', async (t) => {
+  const app = await build(t)
+  const { access_token, refresh_token } = await userWithTokens(app, 'ana')
+  const response = await refresh(app, access_token, { refresh_token, access_token })
+  t.equal(response.statusCode, 400)
+  t.strictSame(response.json(), { reasons: ['body.access_token is not allowed'], exception: 'BadRequest' })
+})
+
 t.test('refresh is not rate limited: the Python client may refresh before every call', async (t) => {
   const app = await build(t, { AUTH_RATE_LIMIT: '2' })
   const { access_token, refresh_token } = await userWithTokens(app, 'ana')

@@ -44,7 +44,8 @@ function openStore(t: Test, path: string): SqliteStore {
 t.test('import reads all four kinds back as they were written', async (t) => {
   const db = join(t.testdir(), 'tracer.sqlite')
   const file = ndjson(t, [
-    event(1, { dm: 26.8, tsar_classification: 'astrophysical' }),
+    // Python's str(datetime) for the time, as a pipeline script may write it.
+    event(1, { dm: 26.8, tsar_classification: 'astrophysical', timestamp_utc: '2024-05-01 10:00:00.000001' }),
     '',
     event(2, { known_source_name: 'EXT', actions: { want: { baseband: true, kko_baseband: true }, got: { kko_baseband: true } } }),
     { kind: 'trace', ...trace },
@@ -95,9 +96,12 @@ t.test('what makes a line bad', async (t) => {
     ['{"__proto__": {"x": 1}, "event_no": 1}', /line 2: not valid JSON \(.*prototype/],
     [{ kind: 'event', ...event(1) }, /line 2: kind "event" is not one of trace, datatrail, heartbeat, or none for an event/],
     [event(1, { timestamp_utc: '2024-02-30T00:00:00Z' }), /line 2: timestamp_utc must be a date/],
+    [event(1, { timestamp_utc: '2024-05-01 10:00:00+24:00' }), /line 2: timestamp_utc must be a date/],
     [event(-1), /line 2: event_no: Expected integer to be greater or equal to 0/],
     [{ event_no: 1, snr: 1, timestamp_utc: '2024-05-01' }, /line 2: known_source_name: Expected required property/],
     [event(1, { actions: { want: { vla_baseband: true }, got: {} } }), /line 2: actions/],
+    [event(1, { stauts: 'x' }), /line 2: stauts: Unexpected property/],
+    [event(1, { actions: { want: { Baseband: true }, got: {} } }), /line 2: actions\.want\.Baseband: Unexpected property/],
     [{ kind: 'trace', 'stages/x': 'complete' }, /line 2: event_no: Expected required property/],
     [{ kind: 'trace', event_no: 1.5 }, /line 2: event_no: Expected integer/],
     [{ kind: 'datatrail', event_no: 1, member: 'vla_baseband', ...member }, /line 2: member must be one of intensity, baseband, kko_baseband, gbo_baseband, hco_baseband/],

@@ -72,6 +72,10 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
     await call(t, app, { method: method as 'POST', url, headers: { ...writer, 'content-type': 'text/csv' }, payload: 'a' })
   }
 
+  const ndjson = { ...writer, 'content-type': 'application/x-ndjson' }
+  await call(t, app, { method: 'POST', url: '/v1/events', headers: ndjson, payload: events.map((record) => JSON.stringify(record)).join('\n') })
+  await call(t, app, { method: 'POST', url: '/v1/events', headers: ndjson, payload: '{"event_no": 1, "stauts": 1}' })
+
   const window = 'start_time_utc=2024-05-01&end_time_utc=2024-05-02'
   const reads = [
     `/v1/event-tracer/baseband-callbacks?${window}`,

@@ -31,6 +31,25 @@ t.test('date-times with offsets and without a zone', async (t) => {
   t.strictSame(await ids('2024-05-01T10:00:00.001Z', '2024-05-01T12:00:00.001Z'), [2], 'milliseconds count')
 })
 
+t.test("Python's datetime text: a space for T, sent as %20 or +; offsets beyond 23:59 are 400", async (t) => {
+  const { app, reader } = await tracerApp(t)
+  await putEvents(app, [event(1, '2024-05-01T10:00:00Z'), event(2, '2024-05-01T12:00:00Z')])
+  const window = (start: string, end: string) => `/v1/event-tracer/baseband-callbacks?start_time_utc=${start}&end_time_utc=${end}`
+  for (const space of ['%20', '+']) {
+    const response = await get(app, window(`2024-05-01${space}09:00:00.430774`, `2024-05-01${space}11:00:00.000001%2B00:00`), reader)
+    t.equal(response.statusCode, 200, space)
+    t.strictSame(response.json().map((record: { event_no: number }) => record.event_no), [1], space)
+  }
+  for (const [start, end, field] of [
+    ['2024-05-01T09:00%2B24:00', '2024-05-02', 'start_time_utc'],
+    ['2024-05-01', '2024-05-01%2012:00-00:60', 'end_time_utc']
+  ] as const) {
+    const response = await get(app, window(start, end), reader)
+    t.equal(response.statusCode, 400, `${start} ${end}`)
+    t.match(response.json(), { exception: 'BadRequest', reasons: [new RegExp(`^query\\.${field} `)] })
+  }
+})
+
 t.test('only events whose actions ask for baseband data, ascending by time then event_no', async (t) => {
   const { app, reader } = await tracerApp(t)
   await putEvents(app, [

@@ -35,6 +35,22 @@ t.test('POST /v1/events upserts a JSON array in one go', async (t) => {
   t.match((await get(app, '/v1/events/1', reader)).json(), { snr: 99, timestamp_utc: '2024-05-02T00:00:00.000Z', dm: null }, 'replaced whole')
 })
 
+t.test("event times in Python's datetime form are read; offsets beyond 23:59 are refused", async (t) => {
+  const { app, writer, reader } = await tracerApp(t)
+  const response = await post(app, '/v1/events', writer, [
+    event(1, '2026-11-22 11:02:43.430774'),
+    event(2, '2026-11-22 11:02:43.430774-23:59')
+  ])
+  t.equal(response.statusCode, 200, response.body)
+  t.equal((await get(app, '/v1/events/1', reader)).json().timestamp_utc, '2026-11-22T11:02:43.430Z')
+  t.equal((await get(app, '/v1/events/2', reader)).json().timestamp_utc, '2026-11-23T11:01:43.430Z')
+  for (const timestamp of ['2026-11-22 11:02:43+24:00', '2026-11-22T11:02:43-02:60']) {
+    const refused = await post(app, '/v1/events', writer, [event(3, timestamp)])
+    t.equal(refused.statusCode, 400, timestamp)
+    t.match(refused.json(), { exception: 'BadRequest', reasons: [/^body\[0\]\.timestamp_utc /] }, timestamp)
+  }
+})
+
 t.test('POST /v1/events accepts NDJSON', async (t) => {
   const { app, writer, reader } = await tracerApp(t)
   const body = [event(1, at(1)), event(2, at(2))].map((record) => JSON.stringify(record)).join('\n') + '\n\n'
