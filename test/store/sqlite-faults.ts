@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../../src/app.js'
+import { StoreUnavailableError } from '../../src/store/port.js'
 import { REOPEN_INTERVAL_MS, SqliteStore } from '../../src/store/sqlite/store.js'
 import { build, claims, signJwt, testConfig, userWithTokens } from '../helper.js'
 
@@ -161,4 +162,17 @@ t.test('a real full disk: a small tmpfs, where this test may mount one (root wit
   rmSync(join(folder, 'filler'))
   t.strictSame((await app.inject({ url: '/ready' })).json(), { status: 'ok' }, 'ready again without a restart')
   t.strictSame((await write(batch)).json(), { upserted: 50 })
+})
+
+t.test('an in-memory store is never reopened: a new connection would find it empty', async (t) => {
+  let connection: Database.Database | undefined
+  let opened = 0
+  const store = SqliteStore.open(':memory:', { createDatabase: (path) => (opened++, (connection = new Database(path))) })
+  t.teardown(() => store.close())
+  await store.createUser({ name: 'ana', passwordHash: 'h', role: 'reader', createdAt: 1 })
+  // query_only refuses writes with SQLITE_READONLY, the error a reopen would otherwise answer.
+  connection!.pragma('query_only = ON')
+  await t.rejects(store.setRole('ana', 'admin'), StoreUnavailableError)
+  t.equal((await store.findUser('ana'))?.role, 'reader', 'the data is still there')
+  t.equal(opened, 1)
 })

@@ -35,7 +35,8 @@ export class SqliteStore extends ComposedStore {
 
   private constructor(
     private connection: SqliteConnection,
-    private readonly connect: () => SqliteConnection,
+    /** Undefined for an in-memory database, which a new connection would find empty. */
+    private readonly connect: (() => SqliteConnection) | undefined,
     private readonly now: () => number
   ) {
     super(connection.collections)
@@ -44,7 +45,7 @@ export class SqliteStore extends ComposedStore {
   static open(path: string, { busyTimeoutMs = 5000, createDatabase, now = Date.now }: SqliteOptions = {}): SqliteStore {
     const connect = () => new SqliteConnection(openDatabase(path, busyTimeoutMs, createDatabase))
     try {
-      return new SqliteStore(connect(), connect, now)
+      return new SqliteStore(connect(), path === ':memory:' ? undefined : connect, now)
     } catch (error) {
       throw asStoreError(error)
     }
@@ -71,7 +72,7 @@ export class SqliteStore extends ComposedStore {
    */
   private reopen(): void {
     const now = this.now()
-    if (now - this.lastReopen < REOPEN_INTERVAL_MS) return
+    if (this.connect === undefined || now - this.lastReopen < REOPEN_INTERVAL_MS) return
     this.lastReopen = now
     let next: SqliteConnection
     try {
