@@ -60,7 +60,8 @@ export interface Collections {
 /**
  * The port over an adapter's collections: every operation goes through the adapter's `run`, which
  * turns its "unavailable" errors into StoreUnavailableError. Adapters add what differs between them:
- * ping, close, and how the parts of one event are read together.
+ * ping, close, and how the parts of one event are read together. An adapter that gets a new
+ * connection replaces `collections`; operations read them afresh each time.
  */
 export abstract class ComposedStore implements Store {
   abstract readonly kind: Store['kind']
@@ -69,7 +70,7 @@ export abstract class ComposedStore implements Store {
   abstract eventParts(eventNo: number): Promise<EventParts>
   protected abstract run<T>(work: () => Awaitable<T>): Promise<T>
 
-  constructor(protected readonly collections: Collections) {}
+  constructor(protected collections: Collections) {}
 
   createUser(user: NewUser) {
     return this.run(() => this.collections.users.create(user))

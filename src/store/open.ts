@@ -6,18 +6,53 @@ import { SqliteStore } from './sqlite/store.js'
 /** Start-up messages before the app (and its logger) exists go to standard error. */
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 
-/** The store chosen by TRACER_STORE; `log` receives start-up retries while MongoDB does not answer. */
+// loadConfig requires it with mongodb; a Config built by hand may still lack it.
+function mongoSettings(config: Config) {
+  if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
+  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB }
+}
+
+/**
+ * The store chosen by TRACER_STORE, ready to use: for commands. `log` receives the retries while
+ * MongoDB does not answer, for at most a minute.
+ */
 export async function openStore(config: Config, log: (message: string) => void = toStderr): Promise<Store> {
   switch (config.TRACER_STORE) {
     case 'sqlite':
       return SqliteStore.open(config.TRACER_DB, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS })
-    case 'mongodb':
-      // loadConfig requires it with mongodb; a Config built by hand may still lack it.
-      if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
-      {
-        // Loaded on demand: the driver is most of a start-up's module loading, and SQLite needs none of it.
-        const { openMongoStore } = await import('./mongodb/connect.js')
-        return openMongoStore({ url: config.MONGODB_URL, dbName: config.MONGODB_DB }, { log })
-      }
+    case 'mongodb': {
+      // Loaded on demand: the driver is most of a start-up's module loading, and SQLite needs none of it.
+      const { openMongoStore } = await import('./mongodb/connect.js')
+      return openMongoStore(mongoSettings(config), { log })
+    }
+  }
+}
+
+export interface ServingStore {
+  store: Store
+  /** Resolves once the store serves and is prepared; rejects with an error that waiting cannot fix. */
+  connected: Promise<void>
+}
+
+/**
+ * The store for a server, which listens whatever the database does. SQLite is opened and
+ * prepared before this resolves. MongoDB connects in the background, retrying for as long as it
+ * does not answer (each retry goes to `log`); its store answers 503 until then, and `prepare`
+ * (start-up work that needs the store) runs once it serves.
+ */
+export async function openStoreForServing(
+  config: Config,
+  { log, prepare }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> }
+): Promise<ServingStore> {
+  switch (config.TRACER_STORE) {
+    case 'sqlite': {
+      const store = await openStore(config)
+      await prepare(store)
+      return { store, connected: Promise.resolve() }
+    }
+    case 'mongodb': {
+      const { connectInBackground } = await import('./mongodb/background.js')
+      return connectInBackground(mongoSettings(config), { log, prepare })
+    }
   }
 }

@@ -26,12 +26,19 @@ process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL')
 })
 
+/** Whom the server runs as, when not as the test itself: an unprivileged user meets file permissions. */
+export interface RunAs {
+  uid: number
+  gid: number
+}
+
 /** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
-export async function startServer(t: Test, env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(t: Test, env: Record<string, string>, runAs?: RunAs): Promise<ServerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
   const child = spawn(process.execPath, [...serveNodeOptions, CLI, 'serve'], {
     env: { ...baseEnv(), PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...runAs
   })
   running.add(child)
   child.once('exit', () => running.delete(child))
@@ -94,4 +101,13 @@ export async function request(url: string, options: { method?: string; token?: s
     body: options.body === undefined ? undefined : JSON.stringify(options.body)
   })
   return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+}
+
+/** Resolves once `condition` holds, asking again and again; rejects when it still does not after `deadlineMs`. */
+export async function waitFor(condition: () => Promise<boolean>, deadlineMs: number): Promise<void> {
+  const deadline = Date.now() + deadlineMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`the condition did not hold within ${deadlineMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }

@@ -28,7 +28,7 @@ const engineConnection = (engine: MingoEngine) => {
 
 const settings = { url: 'mongodb://db.example:27017', dbName: 'frb_master' }
 
-t.test('start-up waits for the database with exponential backoff and logs each retry', async (t) => {
+t.test('a command waits for the database with exponential backoff and logs each retry', async (t) => {
   const { time, tools } = fakeTime()
   const engine = new MingoEngine()
   let attempts = 0
@@ -49,7 +49,7 @@ t.test('start-up waits for the database with exponential backoff and logs each r
   await t.resolves(store.ping())
 })
 
-t.test('the delay is capped, and start-up gives up after the total limit with StoreUnavailableError', async (t) => {
+t.test('a command gives up after a minute with StoreUnavailableError (a server never does); the delay is capped', async (t) => {
   const { time, tools } = fakeTime()
   const connect = async (): Promise<MongoConnection> => {
     time.now += SERVER_SELECTION_TIMEOUT_MS

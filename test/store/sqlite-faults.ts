@@ -1,6 +1,15 @@
 import Database from 'better-sqlite3'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t from 'tap'
-import { build, userWithTokens } from '../helper.js'
+import { buildApp } from '../../src/app.js'
+import { StoreUnavailableError } from '../../src/store/port.js'
+import { REOPEN_INTERVAL_MS, SqliteStore } from '../../src/store/sqlite/store.js'
+import { build, claims, signJwt, testConfig, userWithTokens } from '../helper.js'
+
+const UNAVAILABLE = { reasons: ['The store is unavailable; try again shortly.'], exception: 'ServiceUnavailable' }
 
 t.test('a store locked by another process: 503 envelope and /ready 503, then recovery by itself', async (t) => {
   const app = await build(t, { SQLITE_BUSY_TIMEOUT_MS: '100' })
@@ -32,4 +41,138 @@ t.test('a store locked by another process: 503 envelope and /ready 503, then rec
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200, 'ready again without a restart')
   t.equal((await write()).statusCode, 200)
   t.not(await app.store.findTrace(1), null)
+})
+
+t.test('a connection SQLite opened read-only: 503 while the file may not be written, then a reopen by itself', async (t) => {
+  const config = testConfig(t)
+  const setup = SqliteStore.open(config.TRACER_DB)
+  await setup.createUser({ name: 'pipeline', role: 'writer', passwordHash: 'unused', createdAt: 1 })
+  await setup.close()
+  // SQLite opens a file the process may not write read-only, without an error; this opener does
+  // the same while `writable` is false (test/process/store-away.test.ts shows the real thing).
+  let writable = false
+  let opened = 0
+  let now = 0
+  const createDatabase = (path: string) => {
+    opened++
+    return new Database(path, { readonly: !writable })
+  }
+  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB, { createDatabase, now: () => now }) })
+  t.teardown(() => app.close())
+  const token = signJwt(claims('pipeline'))
+  const write = (event: number) =>
+    app.inject({ method: 'POST', url: '/v1/event-tracer/create-trace', headers: { authorization: token }, payload: { event, site: 'chime' } })
+
+  const ready = await app.inject({ url: '/ready' })
+  t.equal(ready.statusCode, 503)
+  t.strictSame(ready.json(), UNAVAILABLE)
+  t.strictSame((await write(1)).json(), UNAVAILABLE)
+  t.equal((await app.inject({ url: '/v1/events/1', headers: { authorization: token } })).statusCode, 404, 'reads go on')
+  t.equal(opened, 2, 'one reopen at once, which found the file as unwritable as before')
+
+  writable = true
+  t.equal((await app.inject({ url: '/ready' })).statusCode, 503, 'the next reopen waits its turn')
+  t.equal(opened, 2, 'so a broken file is not hammered')
+  now += REOPEN_INTERVAL_MS
+  t.strictSame((await app.inject({ url: '/ready' })).json(), { status: 'ok' }, 'ready again without a restart')
+  t.equal(opened, 3)
+  t.equal((await write(2)).statusCode, 200)
+  t.not(await app.store.findTrace(2), null)
+  t.equal((await app.store.findUser('pipeline'))?.role, 'writer', 'what was committed before is all there')
+})
+
+t.test('a full database (as PRAGMA max_page_count makes it, exactly as a full disk does): 503 until there is room again', async (t) => {
+  const config = testConfig(t)
+  let connection: Database.Database | undefined
+  const createDatabase = (path: string) => (connection = new Database(path))
+  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB, { createDatabase }) })
+  t.teardown(() => app.close())
+  const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
+  const events = (first: number) =>
+    Array.from({ length: 200 }, (_, i) => ({ event_no: first + i, timestamp_utc: '2024-05-01T10:00:00Z', snr: 10, known_source_name: 'EXT' }))
+  const write = (first: number) =>
+    app.inject({ method: 'POST', url: '/v1/events', headers: { authorization: access_token }, payload: events(first) })
+
+  // The disk fills up: no free page left in the file, and no room to grow it.
+  const db = connection!
+  const unlimited = db.pragma('max_page_count', { simple: true }) as number
+  db.exec('VACUUM')
+  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`)
+  t.strictSame((await write(1)).json(), UNAVAILABLE, 'a write that needs room is refused')
+  const ready = await app.inject({ url: '/ready' })
+  t.equal(ready.statusCode, 503)
+  t.strictSame(ready.json(), UNAVAILABLE)
+
+  db.pragma(`max_page_count = ${unlimited}`)
+  t.strictSame((await app.inject({ url: '/ready' })).json(), { status: 'ok' }, 'ready again without a restart')
+  t.strictSame((await write(1)).json(), { upserted: 200 })
+  t.equal((await app.store.findUser('pipeline'))?.role, 'writer', 'what was committed before is all there')
+})
+
+t.test('a readiness probe of a healthy store writes nothing to disk', async (t) => {
+  const app = await build(t)
+  const wal = `${app.config.TRACER_DB}-wal`
+  t.equal((await app.inject({ url: '/ready' })).statusCode, 200)
+  const before = statSync(wal)
+  for (let i = 0; i < 20; i++) t.equal((await app.inject({ url: '/ready' })).statusCode, 200)
+  const after = statSync(wal)
+  t.equal(after.size, before.size)
+  t.equal(after.mtimeMs, before.mtimeMs)
+})
+
+t.test('a real full disk: a small tmpfs, where this test may mount one (root with CAP_SYS_ADMIN)', async (t) => {
+  const folder = mkdtempSync(join(tmpdir(), 'tracer-full-disk-'))
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', folder], { stdio: 'ignore' })
+  } catch {
+    t.plan(0, 'mounting a tmpfs is not allowed here; the max_page_count test stands in for it')
+    return
+  }
+  t.teardown(() => execFileSync('umount', [folder]))
+  const config = testConfig(t, { TRACER_DB: join(folder, 'tracer.sqlite') })
+  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB) })
+  t.teardown(() => app.close())
+  const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
+  const write = (batch: number) =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/events',
+      headers: { authorization: access_token },
+      payload: Array.from({ length: 50 }, (_, i) => ({
+        event_no: batch * 50 + i,
+        timestamp_utc: '2024-05-01T10:00:00Z',
+        snr: 10,
+        known_source_name: 'X'.repeat(200)
+      }))
+    })
+
+  // Another program fills the disk. Only a commit meets it: the first write that needs room.
+  try {
+    writeFileSync(join(folder, 'filler'), Buffer.alloc(1024 * 1024))
+  } catch {
+    // ENOSPC: the filler takes what there was.
+  }
+  let batch = 0
+  let refused = await write(batch)
+  while (refused.statusCode === 200 && batch < 100) refused = await write(++batch)
+  t.strictSame(refused.json(), UNAVAILABLE, 'writes are refused')
+  t.strictSame((await app.inject({ url: '/ready' })).json(), UNAVAILABLE, 'and /ready says so')
+
+  rmSync(join(folder, 'filler'))
+  t.strictSame((await app.inject({ url: '/ready' })).json(), { status: 'ok' }, 'ready again without a restart')
+  t.strictSame((await write(batch)).json(), { upserted: 50 })
+})
+
+t.test('an in-memory store is never reopened: a new connection would find it empty', async (t) => {
+  let connection: Database.Database | undefined
+  let opened = 0
+  const store = SqliteStore.open(':memory:', { createDatabase: (path) => (opened++, (connection = new Database(path))) })
+  t.teardown(() => store.close())
+  await store.createUser({ name: 'ana', passwordHash: 'h', role: 'reader', createdAt: 1 })
+  // query_only refuses writes with SQLITE_READONLY, the error a reopen would otherwise answer.
+  connection!.pragma('query_only = ON')
+  await t.rejects(store.setRole('ana', 'admin'), StoreUnavailableError)
+  t.equal((await store.findUser('ana'))?.role, 'reader', 'the data is still there')
+  t.equal(opened, 1)
 })

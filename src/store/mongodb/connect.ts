@@ -1,6 +1,6 @@
 import { MongoClient, type Db, type MongoClientOptions, type WriteConcernSettings } from 'mongodb'
 import { MongoStore } from './store.js'
-import { realTime, retryWhileUnavailable, STARTUP_BACKOFF, type Backoff, type StartupTools } from './startup.js'
+import { COMMAND_BACKOFF, realTime, retryWhileUnavailable, type Backoff, type StartupTools } from './startup.js'
 
 /**
  * While the database is away a request waits at most this long for a server before its 503;
@@ -41,15 +41,22 @@ export interface MongoConnection {
   close(): Promise<void>
 }
 
-/** A fresh client per attempt: a client whose first connect failed stays closed ("Topology is closed"). */
-async function connectClient(url: string, options: MongoClientOptions): Promise<MongoConnection> {
+/**
+ * A fresh client per attempt: a client whose first connect failed stays closed ("Topology is closed").
+ * Aborting `signal` closes the client, which ends a connect still waiting for a server at once.
+ */
+export async function connectClient(url: string, options: MongoClientOptions, signal?: AbortSignal): Promise<MongoConnection> {
   const client = new MongoClient(url, options)
+  const abandon = () => void client.close().catch(() => {})
+  signal?.addEventListener('abort', abandon, { once: true })
   try {
     await client.connect()
     return client
   } catch (error) {
     await client.close().catch(() => {})
     throw error
+  } finally {
+    signal?.removeEventListener('abort', abandon)
   }
 }
 
@@ -60,13 +67,16 @@ export interface MongoSettings {
 
 export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> {
   log: StartupTools['log']
-  connect?: (url: string, options: MongoClientOptions) => Promise<MongoConnection>
+  connect?: (url: string, options: MongoClientOptions, signal?: AbortSignal) => Promise<MongoConnection>
   backoff?: Backoff
 }
 
-/** Connects and creates the indexes, retrying both while the database is unreachable. */
+/**
+ * Connects and creates the indexes, retrying both while the database is unreachable, for at most
+ * a minute: for commands, which need the store before they can do anything.
+ */
 export function openMongoStore(settings: MongoSettings, tools: OpenTools): Promise<MongoStore> {
-  const { connect = connectClient, backoff = STARTUP_BACKOFF, ...rest } = tools
+  const { connect = connectClient, backoff = COMMAND_BACKOFF, ...rest } = tools
   return retryWhileUnavailable(
     async () => {
       const connection = await connect(settings.url, clientOptions(settings.url))

@@ -9,9 +9,13 @@ import { migrations } from './migrations.js'
  * writer, and lets several processes share the file; `synchronous = NORMAL` keeps every committed
  * transaction through a crash of the process (kill -9), only an OS crash may lose the last ones.
  */
-export function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+export function openDatabase(
+  path: string,
+  busyTimeoutMs: number,
+  createDatabase: (path: string) => Database.Database = (file) => new Database(file)
+): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const db = new Database(path)
+  const db = createDatabase(path)
   try {
     // How long a statement waits for another process's lock before the store counts as unavailable.
     db.pragma(`busy_timeout = ${busyTimeoutMs}`)
@@ -44,10 +48,28 @@ function migrate(db: Database.Database): void {
 
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/
 
+/**
+ * Errors of the connection rather than of the file: SQLite opens a file it may not write read-only
+ * and keeps it so, and a connection whose file failed under it (I/O error, file moved) stays broken.
+ * A new connection cures them once the cause is gone. A lock (BUSY) or a full disk (FULL) pass by
+ * themselves on the same connection.
+ */
+const CURED_BY_REOPEN = /^SQLITE_(READONLY|CANTOPEN|IOERR)/
+
+const codeOf = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' ? code : ''
+}
+
+export const curedByReopen = (error: unknown) => CURED_BY_REOPEN.test(codeOf(error))
+
+/** The write needed space the disk (or `PRAGMA max_page_count`) did not give. */
+export const isOutOfSpace = (error: unknown) => codeOf(error).startsWith('SQLITE_FULL')
+
 /** Maps the SQLite errors that mean "the file cannot be used right now" to StoreUnavailableError. */
 export function asStoreError(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code
-  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+  const code = codeOf(error)
+  if (UNAVAILABLE.test(code)) {
     return new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error })
   }
   return error

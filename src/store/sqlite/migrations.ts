@@ -54,5 +54,9 @@ export const migrations: readonly string[] = [
   // answers without visiting the table's rows.
   `DROP INDEX events_baseband_by_time;
    CREATE INDEX events_baseband_covering ON events (timestamp_ms, event_no, snr, known_source_name)
-     WHERE baseband_requested = 1;`
+     WHERE baseband_requested = 1;`,
+
+  // Never keeps a row: /ready writes a page here to learn whether a write could be committed now
+  // (a connection SQLite opened read-only, or a database that may not grow, refuses it).
+  `CREATE TABLE write_probe (page BLOB NOT NULL) STRICT;`
 ]

@@ -1,0 +1,54 @@
+import type { Store } from '../port.js'
+import { clientOptions, connectClient, type MongoSettings, type OpenTools } from './connect.js'
+import { ensureIndexes } from './indexes.js'
+import { realTime, retryWhileUnavailable, SERVE_BACKOFF } from './startup.js'
+import { MongoStore } from './store.js'
+
+export interface BackgroundTools extends OpenTools {
+  /** Start-up work that needs the store (the first admin user): runs once it serves. */
+  prepare?: (store: Store) => Promise<void>
+}
+
+export interface ConnectingStore {
+  store: MongoStore
+  /**
+   * Resolves once the store serves and `prepare` is done, or once the store was closed first.
+   * Rejects only with an error that waiting cannot fix: bad credentials, a malformed connection
+   * string, data that breaks a unique index.
+   */
+  connected: Promise<void>
+}
+
+/**
+ * The store at once, for a server that listens whatever the database does: it answers
+ * StoreUnavailableError (503) while the connection is made and the indexes created in the
+ * background, retrying with capped backoff for as long as the database is unreachable. Closing the
+ * store stops the attempts, ending one under way at once.
+ */
+export function connectInBackground(settings: MongoSettings, tools: BackgroundTools): ConnectingStore {
+  const { connect = connectClient, backoff = SERVE_BACKOFF, prepare = async () => {}, ...rest } = tools
+  const stopping = new AbortController()
+  const { signal } = stopping
+  const store = MongoStore.connecting(() => stopping.abort())
+  const attempt = async () => {
+    const connection = await connect(settings.url, clientOptions(settings.url), signal)
+    try {
+      const db = connection.db(settings.dbName)
+      await ensureIndexes(db)
+      signal.throwIfAborted()
+      store.serve(db, () => connection.close())
+    } catch (error) {
+      await connection.close().catch(() => {})
+      throw error
+    }
+  }
+  const retrying = { ...realTime, ...rest }
+  const connected = (async () => {
+    await retryWhileUnavailable(attempt, backoff, retrying, signal)
+    // The database may go away again just after: the start-up work waits for it the same way.
+    await retryWhileUnavailable(() => prepare(store), backoff, retrying, signal)
+  })().catch((error: unknown) => {
+    if (!signal.aborted) throw error
+  })
+  return { store, connected }
+}

@@ -1,0 +1,67 @@
+import type Database from 'better-sqlite3'
+import type { Collections } from '../composed-store.js'
+import type { EventParts } from '../port.js'
+import { SqliteEventParts } from './event-parts.js'
+import { SqliteEvents } from './events.js'
+import { SqliteTraces } from './traces.js'
+import { SqliteUsers } from './users.js'
+
+/**
+ * One connection to the file and everything prepared on it. Statements belong to their connection,
+ * so a store that reopens its file makes a new SqliteConnection, never a new Database alone.
+ */
+export class SqliteConnection {
+  readonly collections: Collections
+  /** Four index lookups in one read transaction, so the parts come from one snapshot. */
+  readonly readParts: (eventNo: number) => EventParts
+  /**
+   * Writes one page under the write lock and rolls it back: throws what a write would meet now
+   * (another process's lock, a read-only connection, a database that may not grow) and touches
+   * nothing on disk, so a load balancer may call it as often as it likes.
+   */
+  readonly tryWrite: () => void
+  /**
+   * Commits one page and deletes it again. Only a commit meets a full disk (the WAL grows then),
+   * so this is how a store that met one learns that there is room again.
+   */
+  readonly commitWrite: () => void
+
+  constructor(readonly db: Database.Database) {
+    const collections = {
+      users: new SqliteUsers(db),
+      events: new SqliteEvents(db),
+      traces: new SqliteTraces(db),
+      parts: new SqliteEventParts(db)
+    }
+    this.collections = collections
+    this.readParts = db.transaction((eventNo: number) => ({
+      event: collections.events.find(eventNo),
+      trace: collections.traces.find(eventNo),
+      datatrail: collections.parts.datatrailOf(eventNo),
+      heartbeats: collections.parts.heartbeatsOf(eventNo)
+    }))
+
+    const pageSize = db.pragma('page_size', { simple: true }) as number
+    const addPage = db.prepare('INSERT INTO write_probe (page) VALUES (zeroblob(?))')
+    const removePages = db.prepare('DELETE FROM write_probe')
+    const begin = db.prepare('BEGIN IMMEDIATE')
+    const rollback = db.prepare('ROLLBACK')
+    this.tryWrite = () => {
+      begin.run()
+      try {
+        addPage.run(pageSize)
+      } finally {
+        // SQLite may have rolled back by itself already (it does after some I/O errors).
+        if (db.inTransaction) rollback.run()
+      }
+    }
+    this.commitWrite = db.transaction(() => {
+      addPage.run(pageSize)
+      removePages.run()
+    }).immediate
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close()
+  }
+}
