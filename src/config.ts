@@ -11,6 +11,13 @@ const siteList = Type.Transform(
   .Decode((value) => value.split(','))
   .Encode((sites) => sites.join(','))
 
+/** A yes-or-no variable, written `true` or `false`. */
+function flag(description: string) {
+  return Type.Transform(Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false', description }))
+    .Decode((value) => value === 'true')
+    .Encode((value) => (value ? 'true' : 'false'))
+}
+
 /**
  * The service's whole configuration, read from the environment. `sensitive` values are never echoed
  * in an error message.
@@ -46,8 +53,44 @@ export const ConfigSchema = Type.Object({
   AUTH_RATE_LIMIT: Type.Integer({
     minimum: 1,
     default: 10,
-    description: 'POST /auth attempts a minute, per client address and per username.'
+    description: 'POST /auth attempts a minute, per client address and per (address, username).'
   }),
+  AUTH_ADDRESS_RATE_LIMIT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'POST /auth attempts a minute per client address; unset: AUTH_RATE_LIMIT.'
+    })
+  ),
+  AUTH_USER_FAILURE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'Failed POST /auth attempts per username within AUTH_USER_FAILURE_WINDOW.'
+  }),
+  AUTH_USER_FAILURE_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 3600,
+    description: 'Seconds over which AUTH_USER_FAILURE_LIMIT counts.'
+  }),
+  REFRESH_RATE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 6000,
+    description: 'POST /auth/refresh requests a minute per client address.'
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 30_000,
+    description: 'A request whose headers and body have not all arrived by then is answered 408.'
+  }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 72_000,
+    description: 'How long an idle keep-alive connection stays open.'
+  }),
+  BEHIND_TLS: flag('true or false: whether clients reach the service over HTTPS (through a TLS-terminating proxy).'),
+  METRICS_REQUIRE_TOKEN: flag('true or false: whether GET /metrics needs an access token (any role).'),
   CORS_ORIGINS: Type.Optional(
     Type.Transform(
       Type.String({
