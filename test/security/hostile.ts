@@ -533,7 +533,7 @@ export function rawRequest(port: number, request: string | Buffer, { halfClose =
   })
 }
 
-function parseRaw(text: string): RawAnswer {
+export function parseRaw(text: string): RawAnswer {
   const end = text.indexOf('\r\n\r\n')
   const head = end === -1 ? text : text.slice(0, end)
   const [statusLine = '', ...lines] = head.split('\r\n')
