@@ -49,6 +49,17 @@ t.test('GET /docs serves the interactive documentation', async (t) => {
   t.ok([200, 302].includes(redirect.statusCode), `/docs answers ${redirect.statusCode}`)
 })
 
+t.test('/docs asks browsers to upgrade plain-HTTP loads only behind TLS (BEHIND_TLS)', async (t) => {
+  const csp = async (env: Record<string, string>) => {
+    const app = await build(t, env)
+    return String((await app.inject({ url: '/docs/' })).headers['content-security-policy'])
+  }
+  const plain = await csp({})
+  t.match(plain, /script-src 'self'/, 'the page has its own policy')
+  t.notMatch(plain, /upgrade-insecure-requests/, 'over plain HTTP the assets load from where the page is')
+  t.match(await csp({ BEHIND_TLS: 'true' }), /script-src 'self'.*; upgrade-insecure-requests;?$/)
+})
+
 t.test('GET /metrics: requests by route and status, latency, store latency, process metrics', async (t) => {
   const app = await build(t)
   await app.inject({ url: '/ready' })
