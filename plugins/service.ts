@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, ref } from '../schemas/common.js'
+import { errorResponses, ref, tokenSecurity } from '../schemas/common.js'
 import { HealthSchema, VersionSchema } from '../schemas/service.js'
 import { packageVersion } from '../src/package-info.js'
 
@@ -48,18 +48,24 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   )
 
+  // Open to scrapers by default, like the other service routes; METRICS_REQUIRE_TOKEN asks for an
+  // access token of any role, through the usual Authorization header.
+  const metricsNeedToken = fastify.config.METRICS_REQUIRE_TOKEN
   fastify.get(
     '/metrics',
     {
+      ...(metricsNeedToken ? { onRequest: fastify.authenticate } : {}),
       schema: {
         tags: ['service'],
         operationId: 'getMetrics',
         summary: 'Prometheus metrics: requests and latency by route and status, store latency, process',
+        ...(metricsNeedToken ? { security: tokenSecurity() } : {}),
         response: {
           200: {
             description: 'Prometheus text exposition format.',
             content: { 'text/plain': { schema: Type.String() } }
-          }
+          },
+          ...(metricsNeedToken ? errorResponses(401) : {})
         }
       }
     },
