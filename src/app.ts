@@ -50,6 +50,9 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
       },
       ...(logStream === undefined ? {} : { stream: logStream })
     },
+    // Behind proxies named in TRUST_PROXY, request.ip (the key of the rate limits) is the client's
+    // address from X-Forwarded-For; anyone else's X-Forwarded-For is not believed.
+    ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
     bodyLimit: 1024 * 1024,
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     // 72 s by default: longer than the usual load balancer idle timeout (60 s), so the balancer closes first.

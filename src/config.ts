@@ -1,5 +1,6 @@
 import { Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isIP } from 'node:net'
 
 const siteList = Type.Transform(
   Type.String({
@@ -89,6 +90,16 @@ export const ConfigSchema = Type.Object({
     default: 72_000,
     description: 'How long an idle keep-alive connection stays open.'
   }),
+  TRUST_PROXY: Type.Optional(
+    Type.Transform(
+      Type.String({
+        pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?(,[0-9A-Fa-f:.]+(/[0-9]{1,3})?)*$',
+        description: 'Comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For names the client.'
+      })
+    )
+      .Decode((value) => value.split(','))
+      .Encode((proxies) => proxies.join(','))
+  ),
   BEHIND_TLS: flag('true or false: whether clients reach the service over HTTPS (through a TLS-terminating proxy).'),
   METRICS_REQUIRE_TOKEN: flag('true or false: whether GET /metrics needs an access token (any role).'),
   CORS_ORIGINS: Type.Optional(
@@ -135,10 +146,21 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
   if (new Set(config.TRACER_SITES).size !== config.TRACER_SITES.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
+  const notAnAddress = config.TRUST_PROXY?.find((proxy) => !isAddressOrRange(proxy))
+  if (notAnAddress !== undefined) {
+    throw new ConfigError(`Invalid configuration: TRUST_PROXY holds ${JSON.stringify(notAnAddress)}, not an IP address or CIDR range`)
+  }
   if (config.TRACER_STORE === 'mongodb' && config.MONGODB_URL === undefined) {
     throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   }
   return config
+}
+
+function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128)
 }
 
 /**

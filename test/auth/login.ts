@@ -3,7 +3,7 @@ import { addUser, build, login, type App } from '../helper.js'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-const postAuth = (app: App, payload: unknown, extra: { remoteAddress?: string } = {}) =>
+const postAuth = (app: App, payload: unknown, extra: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
   app.inject({ method: 'POST', url: '/auth', payload: payload as object, ...extra })
 
 t.test('right credentials give an access token and a UUID v4 refresh token', async (t) => {
@@ -153,6 +153,25 @@ t.test('every attempt counts per (address, username) as well as per address', as
   t.equal((await postAuth(app, { username: 'bob', password: 'pw' })).statusCode, 200, 'another username from that address')
   const elsewhere = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.5.1' })
   t.equal(elsewhere.statusCode, 200, 'the same username from another address')
+})
+
+t.test('behind a proxy named in TRUST_PROXY the limits are per client, from X-Forwarded-For', async (t) => {
+  const proxy = { remoteAddress: '10.0.7.1' }
+  const via = (client: string) => ({ ...proxy, headers: { 'x-forwarded-for': client } })
+  const app = await build(t, { AUTH_RATE_LIMIT: '2', TRUST_PROXY: '10.0.7.0/24' })
+  await addUser(app, 'ana', 'pw')
+  for (let i = 0; i < 2; i++) await postAuth(app, { username: 'ana', password: 'guess' }, via('203.0.113.5'))
+  const right = { username: 'ana', password: 'pw' }
+  t.equal((await postAuth(app, right, via('203.0.113.5'))).statusCode, 429, 'the guessing client waits')
+  t.equal((await postAuth(app, right, via('198.51.100.7'))).statusCode, 200, 'the owner, through the same proxy, does not')
+  const spoofed = await postAuth(app, right, { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '198.51.100.99' } })
+  t.equal(spoofed.statusCode, 429, 'a client that is not a trusted proxy cannot choose its address')
+
+  const untrusting = await build(t, { AUTH_RATE_LIMIT: '2' })
+  await addUser(untrusting, 'ana', 'pw')
+  for (let i = 0; i < 2; i++) await postAuth(untrusting, { username: 'ana', password: 'guess' }, via('203.0.113.5'))
+  const viaUntrusting = await postAuth(untrusting, right, via('198.51.100.7'))
+  t.equal(viaUntrusting.statusCode, 429, 'without TRUST_PROXY X-Forwarded-For is ignored')
 })
 
 t.test('invalid requests count against the address limit too', async (t) => {

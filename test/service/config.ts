@@ -39,6 +39,7 @@ t.test('values are converted, empty strings count as unset, unknown variables ar
   const flags = loadConfig({ BEHIND_TLS: 'true', METRICS_REQUIRE_TOKEN: 'false' })
   t.equal(flags.BEHIND_TLS, true)
   t.equal(flags.METRICS_REQUIRE_TOKEN, false)
+  t.strictSame(loadConfig({ TRUST_PROXY: '10.0.0.5,10.1.0.0/16,fd00::/8' }).TRUST_PROXY, ['10.0.0.5', '10.1.0.0/16', 'fd00::/8'])
 })
 
 t.test('a bad value is one line naming the variable', async (t) => {
@@ -57,7 +58,10 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ METRICS_REQUIRE_TOKEN: '1' }, /^Invalid configuration: METRICS_REQUIRE_TOKEN /],
     [{ REQUEST_TIMEOUT_MS: '0' }, /^Invalid configuration: REQUEST_TIMEOUT_MS /],
     [{ AUTH_ADDRESS_RATE_LIMIT: '0' }, /^Invalid configuration: AUTH_ADDRESS_RATE_LIMIT /],
-    [{ AUTH_USER_FAILURE_WINDOW: '86401' }, /^Invalid configuration: AUTH_USER_FAILURE_WINDOW /]
+    [{ AUTH_USER_FAILURE_WINDOW: '86401' }, /^Invalid configuration: AUTH_USER_FAILURE_WINDOW /],
+    [{ TRUST_PROXY: 'proxy.example' }, /^Invalid configuration: TRUST_PROXY /],
+    [{ TRUST_PROXY: '10.0.0.1,300.0.0.1' }, /^Invalid configuration: TRUST_PROXY holds "300\.0\.0\.1"/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /^Invalid configuration: TRUST_PROXY holds "10\.0\.0\.0\/33"/]
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', message }, JSON.stringify(env))
