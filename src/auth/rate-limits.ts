@@ -9,7 +9,7 @@ type Limiter = ReturnType<FastifyInstance['createRateLimit']>
 export interface AuthLimits {
   /** onRequest of POST /auth: every attempt, per client address, before the body is read. */
   login: Hook
-  /** preValidation of POST /auth: every attempt per (address, username), then the username's failures so far. */
+  /** preValidation of POST /auth: every attempt per (address, username); then the username's failures so far. */
   loginAs: Hook
   /** Counts a wrong password (or an unknown username) against the username, from any address. */
   failed(request: FastifyRequest): Promise<void>
@@ -28,11 +28,14 @@ const MINUTE = 60_000
  *
  * @fastify/rate-limit can read a counter without counting, which is all that counting only failures
  * needs: the username's failures are read before the password is checked and counted after it
- * fails. Counters live in this process (the contract allows it), in LRU maps of 5000 keys each.
+ * fails. Counters live in this process, in LRU maps of 5000 keys each.
  */
 export async function authLimits(fastify: FastifyInstance, config: Config): Promise<AuthLimits> {
   await fastify.register(rateLimit, { global: false })
-  const perAddress = fastify.createRateLimit({ max: config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT, timeWindow: MINUTE })
+  const perAddress = fastify.createRateLimit({
+    max: config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT,
+    timeWindow: MINUTE
+  })
   const perAddressAndUsername = fastify.createRateLimit({
     max: config.AUTH_RATE_LIMIT,
     timeWindow: MINUTE,
