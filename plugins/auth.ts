@@ -1,6 +1,4 @@
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import {
   AccessTokenResponseSchema,
   CredentialsSchema,
@@ -12,8 +10,9 @@ import {
 import { ErrorEnvelopeSchema, errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { tokenOf } from '../src/auth/authorization-header.js'
 import { verifyPassword } from '../src/auth/passwords.js'
+import { authLimits } from '../src/auth/rate-limits.js'
 import { hashRefreshToken, newRefreshToken, refreshTokenMatches } from '../src/auth/refresh-tokens.js'
-import { AppError, authenticationFailed, authorizationAbsent } from '../src/errors.js'
+import { authenticationFailed, authorizationAbsent } from '../src/errors.js'
 
 const WRONG_CREDENTIALS = 'Invalid username or password.'
 const WRONG_REFRESH_TOKEN = 'The refresh token is not valid for this user.'
@@ -22,32 +21,24 @@ const WRONG_REFRESH_TOKEN = 'The refresh token is not valid for this user.'
 const auth: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, tokens, config } = fastify
 
-  // Only POST /auth is throttled: the Python client may refresh before every call and probes poll
-  // verify. Every attempt counts, per client address (before the body is read) and per username.
-  await fastify.register(rateLimit, { global: false })
-  const limits = { max: config.AUTH_RATE_LIMIT, timeWindow: 60_000 }
-  const perAddress = throttle(fastify.createRateLimit(limits))
-  const perUsername = throttle(
-    fastify.createRateLimit({
-      ...limits,
-      keyGenerator: (request) => `user:${String((request.body as { username?: unknown }).username)}`
-    }),
-    (request) => typeof (request.body as { username?: unknown } | undefined)?.username === 'string'
-  )
+  // Probes poll verify, so it is not throttled; refresh only generously (see authLimits).
+  const limits = await authLimits(fastify, config)
 
   fastify.post(
     '/',
     {
       prefixTrailingSlash: 'no-slash',
-      onRequest: perAddress,
-      preValidation: perUsername,
+      onRequest: limits.login,
+      preValidation: limits.loginAs,
       schema: {
         tags: ['auth'],
         operationId: 'login',
         summary: 'Issue an access token and a refresh token',
         description:
           'The new refresh token replaces the previous one of the user; access tokens already issued stay ' +
-          `valid until they expire. Rate limited to ${config.AUTH_RATE_LIMIT} attempts a minute per address and per username.`,
+          `valid until they expire. Rate limited: ${config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT} attempts a minute ` +
+          `per address and ${config.AUTH_RATE_LIMIT} per (address, username), successful or not, and ` +
+          `${config.AUTH_USER_FAILURE_LIMIT} failed attempts per username every ${config.AUTH_USER_FAILURE_WINDOW} seconds.`,
         security: noSecurity(),
         body: ref(CredentialsSchema),
         response: {
@@ -56,15 +47,20 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         }
       }
     },
-    async ({ body }) => {
+    async (request) => {
+      const { body } = request
+      const refused = async () => {
+        await limits.failed(request)
+        return authenticationFailed(WRONG_CREDENTIALS)
+      }
       const user = await store.findUser(body.username)
       const passwordMatches = await verifyPassword(body.password, user?.passwordHash)
-      if (user === null || !passwordMatches) throw authenticationFailed(WRONG_CREDENTIALS)
+      if (user === null || !passwordMatches) throw await refused()
       const refresh_token = newRefreshToken()
       const expiresAt = Date.now() + config.REFRESH_TOKEN_TTL * 1000
       // The user may have been removed while the password was being checked.
       if (!(await store.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
-        throw authenticationFailed(WRONG_CREDENTIALS)
+        throw await refused()
       }
       return { access_token: tokens.issue(user.name), refresh_token }
     }
@@ -98,17 +94,19 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
   fastify.post(
     '/refresh',
     {
-      onRequest: fastify.authenticateAllowingExpired,
+      onRequest: [limits.refresh, fastify.authenticateAllowingExpired],
       schema: {
         tags: ['auth'],
         operationId: 'refreshToken',
         summary: 'Exchange an active or expired access token and the refresh token for a new access token',
-        description: 'The refresh token is not rotated; it works until it expires or the user logs in again.',
+        description:
+          'The refresh token is not rotated; it works until it expires or the user logs in again. ' +
+          `Rate limited to ${config.REFRESH_RATE_LIMIT} requests a minute per address.`,
         security: tokenSecurity(),
         body: ref(RefreshRequestSchema),
         response: {
           200: ref(AccessTokenResponseSchema, { description: 'A new access token.' }),
-          ...errorResponses(400, 401, 413, 415)
+          ...errorResponses(400, 401, 413, 415, 429)
         }
       }
     },
@@ -123,21 +121,6 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
       return { access_token: tokens.issue(request.user.user_id) }
     }
   )
-}
-
-type Limiter = ReturnType<FastifyInstance['createRateLimit']>
-
-/** A hook that answers 429 with Retry-After once `limiter` is exceeded. */
-function throttle(limiter: Limiter, applies: (request: FastifyRequest) => boolean = () => true) {
-  return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!applies(request)) return
-    const result = await limiter(request)
-    if (result.isAllowed || !result.isExceeded) return
-    reply.header('retry-after', result.ttlInSeconds)
-    throw new AppError(429, 'TooManyRequests', [
-      `Too many login attempts; try again in ${result.ttlInSeconds} seconds.`
-    ])
-  }
 }
 
 export default auth

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, noSecurity, ref } from '../schemas/common.js'
+import { errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { HealthSchema, VersionSchema } from '../schemas/service.js'
 import { packageVersion } from '../src/package-info.js'
 
@@ -54,20 +54,25 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   )
 
+  // Open to scrapers by default, like the other service routes; METRICS_REQUIRE_TOKEN asks for an
+  // access token of any role, through the usual Authorization header.
+  const metricsNeedToken = fastify.config.METRICS_REQUIRE_TOKEN
   fastify.get(
     '/metrics',
     {
+      ...(metricsNeedToken ? { onRequest: fastify.authenticate } : {}),
       schema: {
         tags: ['service'],
         operationId: 'getMetrics',
         summary: 'Prometheus metrics: requests and latency by route and status, store latency, process',
         description: 'Prometheus text exposition format, for a scraper: request counts and latency by route and status, the latency of store calls, and the process’s own metrics.',
-        security: noSecurity(),
+        security: metricsNeedToken ? tokenSecurity() : noSecurity(),
         response: {
           200: {
             description: 'Prometheus text exposition format.',
             content: { 'text/plain': { schema: Type.String() } }
-          }
+          },
+          ...(metricsNeedToken ? errorResponses(401) : {})
         }
       }
     },

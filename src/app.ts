@@ -50,16 +50,27 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
       },
       ...(logStream === undefined ? {} : { stream: logStream })
     },
+    // Behind proxies named in TRUST_PROXY, request.ip (the key of the rate limits) is the client's
+    // address from X-Forwarded-For; anyone else's X-Forwarded-For is not believed.
+    ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),
     bodyLimit: 1024 * 1024,
-    requestTimeout: 30_000,
-    // Longer than the usual load balancer idle timeout (60 s), so the balancer closes first.
-    keepAliveTimeout: 72_000,
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    // 72 s by default: longer than the usual load balancer idle timeout (60 s), so the balancer closes first.
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     // Answered by the draining plugin, in the envelope.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     clientErrorHandler,
-    // The http-conformance plugin answers a missing Host itself, in the envelope.
-    http: { requireHostHeader: false },
+    http: {
+      // The http-conformance plugin answers a missing Host itself, in the envelope.
+      requireHostHeader: false,
+      // Node enforces requestTimeout only when it checks, every 30 s unless told otherwise, and
+      // while headersTimeout (60 s unless told otherwise) is the longer of the two it enforces that
+      // instead: a trickled body outlived a 30 s requestTimeout by up to a minute. The headers get
+      // the same bound, checked every tenth of it (at most every second): within 10% of the timeout.
+      headersTimeout: config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.REQUEST_TIMEOUT_MS / 10))
+    },
     frameworkErrors,
     schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }

@@ -8,9 +8,14 @@ import type { Store } from './store/port.js'
  * On an empty store, creates `admin` (role admin) with TRACER_ADMIN_PASSWORD or a random password
  * that `announce` shows once. Of several instances starting on one empty store, only the one whose
  * insert wins announces. Resolves to whether this call created the user: the store was new.
+ * On a store with users, a TRACER_ADMIN_PASSWORD is announced as not applied, so that nobody
+ * takes it for the password.
  */
 export async function ensureAdminUser(store: Store, config: Config, announce: (line: string) => void): Promise<boolean> {
-  if ((await store.countUsers()) > 0) return false
+  if ((await store.countUsers()) > 0) {
+    if (config.TRACER_ADMIN_PASSWORD !== undefined) announce(PASSWORD_NOT_APPLIED)
+    return false
+  }
   const password = config.TRACER_ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
   const created = await store.createUser({
     name: 'admin',
@@ -27,6 +32,10 @@ export async function ensureAdminUser(store: Store, config: Config, announce: (l
   }
   return true
 }
+
+const PASSWORD_NOT_APPLIED =
+  'TRACER_ADMIN_PASSWORD was not applied: the store already has users. ' +
+  'To set it: npm run tracer -- users passwd admin --password-stdin'
 
 const DEMO = { events: 2000, days: 30, seed: 1 }
 

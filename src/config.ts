@@ -1,5 +1,6 @@
 import { Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isIP } from 'node:net'
 
 const siteList = Type.Transform(
   Type.String({
@@ -10,6 +11,13 @@ const siteList = Type.Transform(
 )
   .Decode((value) => value.split(','))
   .Encode((sites) => sites.join(','))
+
+/** A yes-or-no variable, written `true` or `false`. */
+function flag(description: string) {
+  return Type.Transform(Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false', description }))
+    .Decode((value) => value === 'true')
+    .Encode((value) => (value ? 'true' : 'false'))
+}
 
 /**
  * The service's whole configuration, read from the environment. `sensitive` values are never echoed
@@ -46,8 +54,54 @@ export const ConfigSchema = Type.Object({
   AUTH_RATE_LIMIT: Type.Integer({
     minimum: 1,
     default: 10,
-    description: 'POST /auth attempts a minute, per client address and per username.'
+    description: 'POST /auth attempts a minute, per client address and per (address, username).'
   }),
+  AUTH_ADDRESS_RATE_LIMIT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'POST /auth attempts a minute per client address; unset: AUTH_RATE_LIMIT.'
+    })
+  ),
+  AUTH_USER_FAILURE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 100,
+    description: 'Failed POST /auth attempts per username within AUTH_USER_FAILURE_WINDOW.'
+  }),
+  AUTH_USER_FAILURE_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 3600,
+    description: 'Seconds over which AUTH_USER_FAILURE_LIMIT counts.'
+  }),
+  REFRESH_RATE_LIMIT: Type.Integer({
+    minimum: 1,
+    default: 6000,
+    description: 'POST /auth/refresh requests a minute per client address.'
+  }),
+  REQUEST_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 30_000,
+    description: 'A request whose headers and body have not all arrived by then is answered 408.'
+  }),
+  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 600_000,
+    default: 72_000,
+    description: 'How long an idle keep-alive connection stays open.'
+  }),
+  TRUST_PROXY: Type.Optional(
+    Type.Transform(
+      Type.String({
+        pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?(,[0-9A-Fa-f:.]+(/[0-9]{1,3})?)*$',
+        description: 'Comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For names the client.'
+      })
+    )
+      .Decode((value) => value.split(','))
+      .Encode((proxies) => proxies.join(','))
+  ),
+  BEHIND_TLS: flag('true or false: whether clients reach the service over HTTPS (through a TLS-terminating proxy).'),
+  METRICS_REQUIRE_TOKEN: flag('true or false: whether GET /metrics needs an access token (any role).'),
   CORS_ORIGINS: Type.Optional(
     Type.Transform(
       Type.String({
@@ -92,10 +146,21 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
   if (new Set(config.TRACER_SITES).size !== config.TRACER_SITES.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
+  const notAnAddress = config.TRUST_PROXY?.find((proxy) => !isAddressOrRange(proxy))
+  if (notAnAddress !== undefined) {
+    throw new ConfigError(`Invalid configuration: TRUST_PROXY holds ${JSON.stringify(notAnAddress)}, not an IP address or CIDR range`)
+  }
   if (config.TRACER_STORE === 'mongodb' && config.MONGODB_URL === undefined) {
     throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   }
   return config
+}
+
+function isAddressOrRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/')
+  const version = isIP(address)
+  if (version === 0 || rest.length > 0) return false
+  return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128)
 }
 
 /**

@@ -17,6 +17,13 @@ export interface Jwt {
 
 const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
 
+/**
+ * An HS256 signature is 32 bytes: 43 base64url characters, the last of which carries 4 bits and
+ * two zero bits. fast-jwt's decoder ignores those two, so it also accepts three respellings of
+ * every signature; only the one we issue is accepted here.
+ */
+const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
+
 /** Issues and checks the service's access tokens; stateless, no store access. */
 export class AccessTokens {
   constructor(
@@ -40,6 +47,8 @@ export class AccessTokens {
     // fast-jwt checks that exp and iat are numbers; the contract wants safe integers and a
     // non-empty string user_id. Claims beyond the four are ignored.
     if (!claimsAreTyped.Check(payload)) return { ok: false, reason: 'The token claims are malformed.' }
+    // Checked on tokens that passed only, so every other refusal keeps its own reason.
+    if (!CANONICAL_SIGNATURE.test(token)) return { ok: false, reason: 'The token signature is invalid.' }
     const { user_id, exp, iat, iss } = payload
     return { ok: true, claims: { user_id, exp, iat, iss } }
   }

@@ -37,8 +37,17 @@ export function decodeCursor(text: string, limit: number, maxWindowMs: number): 
   } catch {
     cursor = undefined
   }
-  if (!isCursor.Check(cursor) || cursor.window.end <= cursor.window.start || cursor.window.end - cursor.window.start > maxWindowMs) {
+  if (!isCursor.Check(cursor) || !windowHolds(cursor, maxWindowMs)) {
     throw badRequest('query.cursor is not a cursor this service issued')
   }
   return { ...cursor, limit }
+}
+
+/**
+ * A window the service could have issued, and a position inside it: the last event of a page.
+ * A position outside would page through events outside the window.
+ */
+function windowHolds({ window, after }: Cursor, maxWindowMs: number): boolean {
+  const windowValid = window.start < window.end && window.end - window.start <= maxWindowMs
+  return windowValid && window.start <= after.timestamp && after.timestamp < window.end
 }

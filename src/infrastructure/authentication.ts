@@ -1,6 +1,6 @@
 import fastifyJwt from '@fastify/jwt'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { createVerifier } from 'fast-jwt'
+import { createVerifier, TokenError } from 'fast-jwt'
 import fp from 'fastify-plugin'
 import type { AccessClaims, Role } from '../../schemas/auth.js'
 import { AccessTokens } from '../auth/access-tokens.js'
@@ -44,9 +44,12 @@ async function authentication(fastify: FastifyInstance) {
     clockTolerance: 0
   }
   // Verification results are cached (up to 1000 tokens) until each token's own expiry; failures for
-  // ten minutes, since a token that fails cannot pass later. Keyed by the token itself: fast-jwt's
-  // default key is a SHA-256 of it, which costs as much as verifying.
-  const cachedVerifyOptions = { ...verifyOptions, cache: 1000, cacheKeyBuilder: (token: string) => token, errorCacheTTL: 600_000 }
+  // ten minutes, since a token that fails cannot pass later, except one not valid yet: it passes
+  // from its nbf on, so that refusal is not kept (only our secret signs such a token, so no
+  // stranger can make the service verify them again and again). Keyed by the token itself:
+  // fast-jwt's default key is a SHA-256 of it, which costs as much as verifying.
+  const errorCacheTTL = (error: TokenError) => (error.code === TokenError.codes.inactive ? 0 : 600_000)
+  const cachedVerifyOptions = { ...verifyOptions, cache: 1000, cacheKeyBuilder: (token: string) => token, errorCacheTTL }
   await withoutCacheKeyWarning(() =>
     fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: cachedVerifyOptions })
   )

@@ -43,7 +43,18 @@ async function docs(fastify: FastifyInstance) {
     }
   })
   // The page needs its own scripts and styles: a policy of its own instead of the API's 'none'.
-  await fastify.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+  // That policy asks browsers to load everything over https, which only works behind TLS: over
+  // plain HTTP on any address but loopback (which browsers treat as secure) the page stays blank.
+  const behindTls = fastify.config.BEHIND_TLS
+  await fastify.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    ...(behindTls ? {} : { transformStaticCSP: withoutUpgradeInsecureRequests })
+  })
 }
 
-export default fp(docs, { name: 'docs', fastify: '5.x' })
+function withoutUpgradeInsecureRequests(policy: string): string {
+  return policy.replace(/\s*upgrade-insecure-requests;?/, '')
+}
+
+export default fp(docs, { name: 'docs', fastify: '5.x', decorators: { fastify: ['config'] } })

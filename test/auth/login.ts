@@ -3,7 +3,7 @@ import { addUser, build, login, type App } from '../helper.js'
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-const postAuth = (app: App, payload: unknown, extra: { remoteAddress?: string } = {}) =>
+const postAuth = (app: App, payload: unknown, extra: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
   app.inject({ method: 'POST', url: '/auth', payload: payload as object, ...extra })
 
 t.test('right credentials give an access token and a UUID v4 refresh token', async (t) => {
@@ -88,17 +88,91 @@ t.test('POST /auth is rate limited per client address, with Retry-After', async 
   t.equal(elsewhere.statusCode, 200, 'another address has its own allowance')
 })
 
-t.test('POST /auth is rate limited per username across addresses', async (t) => {
-  const app = await build(t, { AUTH_RATE_LIMIT: '3' })
+t.test('wrong passwords from other addresses do not lock the owner out', async (t) => {
+  const app = await build(t)
+  await addUser(app, 'admin', 'the right one')
+  // Three addresses spend their whole allowance (10 a minute) guessing, and more.
+  for (let i = 0; i < 36; i++) {
+    await postAuth(app, { username: 'admin', password: `guess ${i}` }, { remoteAddress: `10.0.2.${i % 3}` })
+  }
+  const owner = await postAuth(app, { username: 'admin', password: 'the right one' }, { remoteAddress: '10.0.2.200' })
+  t.equal(owner.statusCode, 200, 'the owner, from an address of their own, logs in')
+  const guesser = await postAuth(app, { username: 'admin', password: 'the right one' }, { remoteAddress: '10.0.2.0' })
+  t.equal(guesser.statusCode, 429, 'a guessing address waits, even with the right password')
+})
+
+t.test('pipeline workers logging in as one user never trip a limit by succeeding', async (t) => {
+  const app = await build(t)
+  await addUser(app, 'pipeline', 'pw')
+  const statuses = new Set<number>()
+  for (let i = 0; i < 150; i++) {
+    // 15 workers on 15 hosts, each logging in ten times: at the limit of its address, never past it.
+    statuses.add((await postAuth(app, { username: 'pipeline', password: 'pw' }, { remoteAddress: `10.0.3.${i % 15}` })).statusCode)
+  }
+  t.strictSame([...statuses], [200])
+})
+
+t.test('failed attempts per username are limited across addresses, with Retry-After', async (t) => {
+  const app = await build(t, { AUTH_USER_FAILURE_LIMIT: '3', AUTH_USER_FAILURE_WINDOW: '600' })
   await addUser(app, 'ana', 'pw')
-  for (let i = 0; i < 3; i++) {
+  await addUser(app, 'bob', 'pw')
+  t.equal((await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.50' })).statusCode, 200)
+  for (let i = 0; i < 2; i++) {
     const response = await postAuth(app, { username: 'ana', password: 'guess' + i }, { remoteAddress: `10.0.1.${i}` })
     t.equal(response.statusCode, 401)
   }
+  const below = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.51' })
+  t.equal(below.statusCode, 200, 'below the limit the right password works; successes do not count')
+  t.equal((await postAuth(app, { username: 'ana', password: 'guess' }, { remoteAddress: '10.0.1.2' })).statusCode, 401)
   const limited = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.99' })
-  t.equal(limited.statusCode, 429)
-  const other = await postAuth(app, { username: 'bob', password: 'x' }, { remoteAddress: '10.0.1.98' })
-  t.equal(other.statusCode, 401, 'other usernames are not affected')
+  t.equal(limited.statusCode, 429, 'at the limit even the right password waits')
+  t.equal(limited.json().exception, 'TooManyRequests')
+  const retryAfter = Number(limited.headers['retry-after'])
+  t.ok(retryAfter > 0 && retryAfter <= 600, `Retry-After ${retryAfter} is within the window`)
+  const unknown = await postAuth(app, { username: 'nobody', password: 'x' }, { remoteAddress: '10.0.1.98' })
+  t.equal(unknown.statusCode, 401, 'other usernames are not affected')
+  t.equal((await postAuth(app, { username: 'bob', password: 'pw' }, { remoteAddress: '10.0.1.98' })).statusCode, 200)
+})
+
+t.test('unknown usernames count their failures like known ones', async (t) => {
+  const app = await build(t, { AUTH_USER_FAILURE_LIMIT: '2' })
+  const answers = []
+  for (let i = 0; i < 3; i++) {
+    answers.push((await postAuth(app, { username: 'ghost', password: 'x' }, { remoteAddress: `10.0.4.${i}` })).statusCode)
+  }
+  t.strictSame(answers, [401, 401, 429], 'the answers do not tell whether the user exists')
+})
+
+t.test('every attempt counts per (address, username) as well as per address', async (t) => {
+  const app = await build(t, { AUTH_RATE_LIMIT: '3', AUTH_ADDRESS_RATE_LIMIT: '100' })
+  await addUser(app, 'ana', 'pw')
+  await addUser(app, 'bob', 'pw')
+  for (let i = 0; i < 3; i++) t.equal((await postAuth(app, { username: 'ana', password: 'pw' })).statusCode, 200)
+  const fourth = await postAuth(app, { username: 'ana', password: 'pw' })
+  t.equal(fourth.statusCode, 429, 'the fourth attempt of one username from one address waits, successes included')
+  t.ok(Number(fourth.headers['retry-after']) > 0)
+  t.equal((await postAuth(app, { username: 'bob', password: 'pw' })).statusCode, 200, 'another username from that address')
+  const elsewhere = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.5.1' })
+  t.equal(elsewhere.statusCode, 200, 'the same username from another address')
+})
+
+t.test('behind a proxy named in TRUST_PROXY the limits are per client, from X-Forwarded-For', async (t) => {
+  const proxy = { remoteAddress: '10.0.7.1' }
+  const via = (client: string) => ({ ...proxy, headers: { 'x-forwarded-for': client } })
+  const app = await build(t, { AUTH_RATE_LIMIT: '2', TRUST_PROXY: '10.0.7.0/24' })
+  await addUser(app, 'ana', 'pw')
+  for (let i = 0; i < 2; i++) await postAuth(app, { username: 'ana', password: 'guess' }, via('203.0.113.5'))
+  const right = { username: 'ana', password: 'pw' }
+  t.equal((await postAuth(app, right, via('203.0.113.5'))).statusCode, 429, 'the guessing client waits')
+  t.equal((await postAuth(app, right, via('198.51.100.7'))).statusCode, 200, 'the owner, through the same proxy, does not')
+  const spoofed = await postAuth(app, right, { remoteAddress: '203.0.113.5', headers: { 'x-forwarded-for': '198.51.100.99' } })
+  t.equal(spoofed.statusCode, 429, 'a client that is not a trusted proxy cannot choose its address')
+
+  const untrusting = await build(t, { AUTH_RATE_LIMIT: '2' })
+  await addUser(untrusting, 'ana', 'pw')
+  for (let i = 0; i < 2; i++) await postAuth(untrusting, { username: 'ana', password: 'guess' }, via('203.0.113.5'))
+  const viaUntrusting = await postAuth(untrusting, right, via('198.51.100.7'))
+  t.equal(viaUntrusting.statusCode, 429, 'without TRUST_PROXY X-Forwarded-For is ignored')
 })
 
 t.test('invalid requests count against the address limit too', async (t) => {

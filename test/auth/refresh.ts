@@ -115,7 +115,7 @@ t.test('an unknown body member is 400 naming it, even beside a good refresh toke
   t.strictSame(response.json(), { reasons: ['body.access_token is not allowed'], exception: 'BadRequest' })
 })
 
-t.test('refresh is not rate limited: the Python client may refresh before every call', async (t) => {
+t.test('refresh does not share the login limit: the Python client may refresh before every call', async (t) => {
   const app = await build(t, { AUTH_RATE_LIMIT: '2' })
   const { access_token, refresh_token } = await userWithTokens(app, 'ana')
   for (let i = 0; i < 25; i++) {
@@ -123,4 +123,24 @@ t.test('refresh is not rate limited: the Python client may refresh before every 
     if (response.statusCode !== 200) return t.fail(`refresh ${i} answered ${response.statusCode}`)
   }
   t.pass('25 refreshes, all 200')
+})
+
+t.test('refresh is rate limited per client address (REFRESH_RATE_LIMIT a minute), with Retry-After', async (t) => {
+  const app = await build(t, { REFRESH_RATE_LIMIT: '5' })
+  const { access_token, refresh_token } = await userWithTokens(app, 'ana')
+  const statuses = []
+  for (let i = 0; i < 5; i++) statuses.push((await refresh(app, access_token, { refresh_token })).statusCode)
+  t.strictSame(statuses, [200, 200, 200, 200, 200])
+  const forged = await refresh(app, 'garbage', { refresh_token })
+  t.equal(forged.statusCode, 429, 'counted before the token is even looked at')
+  t.equal(forged.json().exception, 'TooManyRequests')
+  t.ok(Number(forged.headers['retry-after']) > 0, 'Retry-After in seconds')
+  const elsewhere = await app.inject({
+    method: 'POST',
+    url: '/auth/refresh',
+    headers: { authorization: access_token },
+    payload: { refresh_token },
+    remoteAddress: '10.0.6.1'
+  })
+  t.equal(elsewhere.statusCode, 200, 'another address has its own allowance')
 })

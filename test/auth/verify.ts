@@ -104,6 +104,21 @@ t.test('verify is not rate limited: probes may poll it constantly', async (t) =>
   t.pass('30 calls, all 200')
 })
 
+t.test('a token refused for its nbf is accepted once nbf has passed: the refusal is not cached past it', async (t) => {
+  const app = await build(t)
+  const nbf = Math.floor(Date.now() / 1000) + 60
+  const token = signJwt(claims('ana', { nbf }))
+  const early = await verify(app, { Authorization: token })
+  t.equal(early.statusCode, 401, 'not yet')
+  t.match(early.json().reasons, [/will be active/])
+  // The clock moves past nbf (verification results are cached, refusals for up to ten minutes).
+  t.capture(Date, 'now', () => nbf * 1000 + 1000)
+  const later = await verify(app, { Authorization: token })
+  t.equal(later.statusCode, 200, 'valid from nbf on')
+  const read = await app.inject({ url: '/v1/events?limit=1', headers: { authorization: token } })
+  t.equal(read.statusCode, 200, 'on a /v1 route too')
+})
+
 t.test('the signing secret is the configured one', async (t) => {
   const app = await build(t, { JWT_SECRET: 'x'.repeat(40) })
   t.equal((await verify(app, { Authorization: signJwt(claims('ana')) })).statusCode, 401, 'TEST_SECRET no longer signs')

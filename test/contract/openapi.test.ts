@@ -41,9 +41,11 @@ t.test('real responses of every route and status match openapi.yaml', async (t) 
   await app.store.close()
   await call(t, app, { url: '/ready' })
 
-  const throttled = await build(t, { AUTH_RATE_LIMIT: '1' })
+  const throttled = await build(t, { AUTH_RATE_LIMIT: '1', REFRESH_RATE_LIMIT: '1' })
   await call(t, throttled, { method: 'POST', url: '/auth', payload: {} })
   await call(t, throttled, { method: 'POST', url: '/auth', payload: {} })
+  await call(t, throttled, { method: 'POST', url: '/auth/refresh', payload: {} })
+  await call(t, throttled, { method: 'POST', url: '/auth/refresh', payload: {} })
 })
 
 t.test('real responses of the tracer and event routes match openapi.yaml', async (t) => {

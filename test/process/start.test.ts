@@ -29,9 +29,15 @@ t.test('the first start of an empty store: admin with a random password shown on
   t.equal((events.body.events as unknown[]).length, 5)
   await stop(first.child)
 
-  const second = await startServer(t, env)
+  // The README's walk-through, started by someone who ran npm start before.
+  const second = await startServer(t, { ...env, TRACER_ADMIN_PASSWORD: 'change-me' })
   t.notOk(second.output.some((line) => line.includes('Created user')), 'the next start creates nobody')
   t.notOk(second.output.some((line) => line.includes('Seeded')), 'and seeds nothing')
+  const notApplied = second.output.filter((line) => line.includes('TRACER_ADMIN_PASSWORD'))
+  t.equal(notApplied.length, 1, 'one line says TRACER_ADMIN_PASSWORD was not applied')
+  t.match(notApplied[0], /^TRACER_ADMIN_PASSWORD was not applied/)
+  t.equal((await request(`${second.url}/auth`, { body: { username: 'admin', password: 'change-me' } })).status, 401)
+  t.equal((await request(`${second.url}/auth`, { body: { username: 'admin', password } })).status, 200, 'the first password stays')
 })
 
 t.test('production starts without demo data', async (t) => {

@@ -34,10 +34,11 @@ export interface SecurityApp {
 /**
  * The production app (the same server options and plugin as buildApp) with an onRoute hook that
  * records every route before the app registers any: a route added later cannot escape the suites.
- * The login rate limit is raised so that POST /auth bodies reach the parser and the handler.
+ * The login and refresh rate limits are raised so that their bodies reach the parser and the handler.
  */
 export async function securityApp(t: Test, env: ConfigInput = {}): Promise<SecurityApp> {
-  const config = testConfig(t, { AUTH_RATE_LIMIT: '1000000', ...env })
+  const unlimited = { AUTH_RATE_LIMIT: '1000000', AUTH_USER_FAILURE_LIMIT: '1000000', REFRESH_RATE_LIMIT: '1000000' }
+  const config = testConfig(t, { ...unlimited, ...env })
   const app = Fastify(serverOptions(config))
   const seen = new Set<string>()
   const routes: Route[] = []
@@ -532,7 +533,7 @@ export function rawRequest(port: number, request: string | Buffer, { halfClose =
   })
 }
 
-function parseRaw(text: string): RawAnswer {
+export function parseRaw(text: string): RawAnswer {
   const end = text.indexOf('\r\n\r\n')
   const head = end === -1 ? text : text.slice(0, end)
   const [statusLine = '', ...lines] = head.split('\r\n')

@@ -281,6 +281,22 @@ t.test('one bit flipped anywhere in the header, the payload or the signature', a
   await allRefused(t, routes, 'user_id altered by one bit, original signature', renamed, ALL)
 })
 
+t.test('the signature in a non-canonical base64url form (the unused low bits of its last character set)', async (t) => {
+  const routes = await setUp(t)
+  // 32 bytes are 43 base64url characters: the last one carries 4 bits, and its 2 low bits must be 0.
+  // A decoder that ignores them reads the same bytes from 3 other spellings of the same signature.
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+  const token = routes.realToken
+  const last = alphabet.indexOf(token.at(-1)!)
+  t.equal(last & 3, 0, 'the issued token is canonical')
+  const respelled = [1, 2, 3].map((bits) => token.slice(0, -1) + alphabet[last | bits])
+  for (const variant of respelled) {
+    t.strictSame(Buffer.from(variant.split('.')[2]!, 'base64url'), Buffer.from(token.split('.')[2]!, 'base64url'), 'same bytes')
+    await refused(t, routes, `last character ${variant.at(-1)} for ${token.at(-1)}`, variant)
+  }
+  for (const route of ALL) t.equal((await call(routes, route, token)).statusCode, 200, `the canonical token still passes ${route}`)
+})
+
 t.test('trailing garbage, extra dots and whitespace inside the token', async (t) => {
   const routes = await setUp(t)
   const token = routes.realToken

@@ -16,10 +16,18 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     REFRESH_TOKEN_TTL: 2_592_000,
     MAX_WINDOW_DAYS: 366,
     LOG_LEVEL: 'info',
-    AUTH_RATE_LIMIT: 10
+    AUTH_RATE_LIMIT: 10,
+    AUTH_USER_FAILURE_LIMIT: 100,
+    AUTH_USER_FAILURE_WINDOW: 3600,
+    REFRESH_RATE_LIMIT: 6000,
+    REQUEST_TIMEOUT_MS: 30_000,
+    KEEP_ALIVE_TIMEOUT_MS: 72_000,
+    BEHIND_TLS: false,
+    METRICS_REQUIRE_TOKEN: false
   })
   t.strictSame(config.TRACER_SITES, ['chime', 'kko', 'gbo', 'hco'])
   t.equal(config.JWT_SECRET, undefined)
+  t.equal(config.AUTH_ADDRESS_RATE_LIMIT, undefined, 'AUTH_RATE_LIMIT applies')
 })
 
 t.test('values are converted, empty strings count as unset, unknown variables are ignored', async (t) => {
@@ -28,6 +36,10 @@ t.test('values are converted, empty strings count as unset, unknown variables ar
   t.equal(config.ACCESS_TOKEN_TTL, 60)
   t.strictSame(config.TRACER_SITES, ['chime', 'kko'])
   t.equal(config.HOST, '127.0.0.1')
+  const flags = loadConfig({ BEHIND_TLS: 'true', METRICS_REQUIRE_TOKEN: 'false' })
+  t.equal(flags.BEHIND_TLS, true)
+  t.equal(flags.METRICS_REQUIRE_TOKEN, false)
+  t.strictSame(loadConfig({ TRUST_PROXY: '10.0.0.5,10.1.0.0/16,fd00::/8' }).TRUST_PROXY, ['10.0.0.5', '10.1.0.0/16', 'fd00::/8'])
 })
 
 t.test('a bad value is one line naming the variable', async (t) => {
@@ -41,7 +53,15 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
     [{ MAX_WINDOW_DAYS: '1.5' }, /^Invalid configuration: MAX_WINDOW_DAYS /],
     [{ TRACER_STORE: 'mongodb' }, /^Invalid configuration: MONGODB_URL is required/],
-    [{ MONGODB_URL: 'http://db' }, /^Invalid configuration: MONGODB_URL /]
+    [{ MONGODB_URL: 'http://db' }, /^Invalid configuration: MONGODB_URL /],
+    [{ BEHIND_TLS: 'yes' }, /^Invalid configuration: BEHIND_TLS .*"yes".*true or false/],
+    [{ METRICS_REQUIRE_TOKEN: '1' }, /^Invalid configuration: METRICS_REQUIRE_TOKEN /],
+    [{ REQUEST_TIMEOUT_MS: '0' }, /^Invalid configuration: REQUEST_TIMEOUT_MS /],
+    [{ AUTH_ADDRESS_RATE_LIMIT: '0' }, /^Invalid configuration: AUTH_ADDRESS_RATE_LIMIT /],
+    [{ AUTH_USER_FAILURE_WINDOW: '86401' }, /^Invalid configuration: AUTH_USER_FAILURE_WINDOW /],
+    [{ TRUST_PROXY: 'proxy.example' }, /^Invalid configuration: TRUST_PROXY /],
+    [{ TRUST_PROXY: '10.0.0.1,300.0.0.1' }, /^Invalid configuration: TRUST_PROXY holds "300\.0\.0\.1"/],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, /^Invalid configuration: TRUST_PROXY holds "10\.0\.0\.0\/33"/]
   ]
   for (const [env, message] of cases) {
     t.throws(() => loadConfig(env), { name: 'ConfigError', message }, JSON.stringify(env))

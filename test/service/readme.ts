@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { ConfigSchema } from '../../src/config.js'
+import { serverOptions } from '../../src/app.js'
+import { ConfigSchema, loadConfig } from '../../src/config.js'
 import { serveNodeOptions } from '../../src/package-info.js'
 
 const readme = readFileSync('README.md', 'utf8')
@@ -18,4 +19,16 @@ t.test('the set-up commands of the README exist, and npm start runs what the pro
   t.match(scripts.start, /&& node (--\S+ )*dist\/src\/cli\.js serve$/)
   t.ok(serveNodeOptions.some((option) => option.startsWith('--max-old-space-size=')), 'the heap is capped: RSS stays under 200 MB')
   t.match(scripts.tracer, /&& node dist\/src\/cli\.js$/)
+})
+
+t.test('the README says what the service decided in its own words', async (t) => {
+  t.notMatch(readme, /CONTRACT/, 'it cites no document that is not in the repository')
+  t.match(readme, /## What clients can rely on/)
+  t.match(readme, /A body may be up to 1 MiB/, 'the body limit')
+  t.equal(serverOptions(loadConfig({})).bodyLimit, 1024 * 1024, 'is the one the server has')
+  t.match(readme, /within `REQUEST_TIMEOUT_MS` \(30 s\)/, 'the request timeout')
+  t.match(readme, /`KEEP_ALIVE_TIMEOUT_MS` \(72 s/, 'the keep-alive timeout')
+  t.match(readme, /Give each pipeline worker a user of its own/, 'why workers should not share a user')
+  t.match(readme, /The routes that need no token: `GET \/version`, `\/health`,\s+`\/ready`, `\/metrics`/, '/metrics among them')
+  t.match(readme, /METRICS_REQUIRE_TOKEN=true/, 'and the option to require one')
 })

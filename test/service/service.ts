@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { build } from '../helper.js'
+import { build, userWithTokens } from '../helper.js'
 
 t.test('GET /version answers the package version without a token', async (t) => {
   const app = await build(t)
@@ -49,6 +49,17 @@ t.test('GET /docs serves the interactive documentation', async (t) => {
   t.ok([200, 302].includes(redirect.statusCode), `/docs answers ${redirect.statusCode}`)
 })
 
+t.test('/docs asks browsers to upgrade plain-HTTP loads only behind TLS (BEHIND_TLS)', async (t) => {
+  const csp = async (env: Record<string, string>) => {
+    const app = await build(t, env)
+    return String((await app.inject({ url: '/docs/' })).headers['content-security-policy'])
+  }
+  const plain = await csp({})
+  t.match(plain, /script-src 'self'/, 'the page has its own policy')
+  t.notMatch(plain, /upgrade-insecure-requests/, 'over plain HTTP the assets load from where the page is')
+  t.match(await csp({ BEHIND_TLS: 'true' }), /script-src 'self'.*; upgrade-insecure-requests;?$/)
+})
+
 t.test('GET /metrics: requests by route and status, latency, store latency, process metrics', async (t) => {
   const app = await build(t)
   await app.inject({ url: '/ready' })
@@ -66,4 +77,28 @@ t.test('GET /metrics: requests by route and status, latency, store latency, proc
   t.match(text, /^store_operation_duration_seconds_count\{operation="ping",outcome="ok"\} 2$/m)
   t.match(text, /^process_resident_memory_bytes \d+/m)
   t.match(text, /^nodejs_eventloop_lag_seconds /m)
+})
+
+t.test('METRICS_REQUIRE_TOKEN=true: GET /metrics needs an access token of any role', async (t) => {
+  const app = await build(t, { METRICS_REQUIRE_TOKEN: 'true' })
+  const anonymous = await app.inject({ url: '/metrics' })
+  t.equal(anonymous.statusCode, 401)
+  t.strictSame(anonymous.json(), { reasons: ['Authorization header not present.'], exception: 'Unauthorized' })
+  const forged = await app.inject({ url: '/metrics', headers: { authorization: 'garbage' } })
+  t.equal(forged.statusCode, 401)
+  t.equal(forged.json().exception, 'InvalidToken')
+  const { access_token } = await userWithTokens(app, 'prometheus', 'reader')
+  const scraped = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${access_token}` } })
+  t.equal(scraped.statusCode, 200, 'a reader token will do')
+  t.match(scraped.body, /^http_request_duration_seconds_count/m)
+  const documented = (await app.inject({ url: '/openapi.json' })).json().paths['/metrics'].get
+  t.strictSame(documented.security, [{ accessToken: [] }], '/openapi.json says so')
+  t.ok(documented.responses['401'], 'with its 401')
+})
+
+t.test('by default GET /metrics needs no token', async (t) => {
+  const app = await build(t)
+  t.equal((await app.inject({ url: '/metrics' })).statusCode, 200)
+  const security = (await app.inject({ url: '/openapi.json' })).json().paths['/metrics'].get.security
+  t.notOk(security?.length, 'documented without a token')
 })

@@ -154,6 +154,38 @@ t.test('following next_cursor visits every event once; the last page says null',
   t.strictSame(seen, Array.from({ length: 25 }, (_, i) => i))
 })
 
+t.test('a cursor whose position lies outside its own window is 400, not events from outside it', async (t) => {
+  const { app, reader } = await tracerApp(t)
+  // Events on 30 April, 1 May (the window) and 1 June.
+  await putEvents(app, [event(1, at(-12)), event(2, at(1)), event(3, at(2)), event(4, at(3)), event(5, at(31 * 24 + 1))])
+  const pages = { asc: '', desc: '' }
+  for (const order of ['asc', 'desc'] as const) {
+    pages[order] = (await get(app, `/v1/events?${window}&limit=1&order=${order}`, reader)).json().next_cursor
+    t.equal((await get(app, `/v1/events?cursor=${pages[order]}`, reader)).statusCode, 200, `the real ${order} cursor`)
+  }
+  const tampered = (cursor: string, timestamp: number) => {
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString())
+    return Buffer.from(JSON.stringify({ ...decoded, after: { ...decoded.after, timestamp } })).toString('base64url')
+  }
+  const start = Date.parse('2024-05-01T00:00:00Z')
+  const end = Date.parse('2024-06-01T00:00:00Z')
+  const cases: [string, string][] = [
+    ['asc, before the window', tampered(pages.asc, start - 86_400_000)],
+    ['asc, one ms before the window', tampered(pages.asc, start - 1)],
+    ['asc, at the excluded end', tampered(pages.asc, end)],
+    ['desc, after the window', tampered(pages.desc, end + 86_400_000)],
+    ['desc, at the excluded end', tampered(pages.desc, end)],
+    ['desc, before the window', tampered(pages.desc, start - 1)]
+  ]
+  for (const [name, cursor] of cases) {
+    const response = await get(app, `/v1/events?cursor=${cursor}`, reader)
+    t.equal(response.statusCode, 400, `${name}: ${response.body.slice(0, 80)}`)
+    t.match(response.json(), { exception: 'BadRequest', reasons: [/^query\.cursor /] }, name)
+  }
+  const atStart = await get(app, `/v1/events?cursor=${tampered(pages.asc, start)}`, reader)
+  t.equal(atStart.statusCode, 200, 'a position at the window start is inside it')
+})
+
 t.test('without bounds the list covers the last 7 days', async (t) => {
   const { app, reader } = await tracerApp(t)
   const now = Date.now()
