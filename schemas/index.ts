@@ -7,12 +7,25 @@ import {
   TokenPairSchema,
   TokenValidSchema
 } from './auth.js'
+import {
+  auditedEventSchema,
+  auditFindingSchema,
+  auditReportSchema,
+  AuditRuleSchema,
+  AuditSeveritySchema,
+  AuditSummarySchema,
+  AuditVerdictSchema,
+  PipelineStageSchema,
+  ReportWindowSchema
+} from './audit.js'
 import { ErrorEnvelopeSchema, ExceptionSchema, StatusTrueSchema } from './common.js'
 import { DatatrailMemberSchema, datatrailSchema, LargerDatasetSchema } from './datatrail.js'
 import { eventStatusSchema } from './event-status.js'
 import { actionsSchema, eventInputSchema, eventPageSchema, eventSchema, UpsertResultSchema } from './events.js'
 import { heartbeatInputSchema, heartbeatSchema } from './heartbeats.js'
+import { StreamedTransitionSchema, TraceHistorySchema, TransitionSchema } from './history.js'
 import { HealthSchema, VersionSchema } from './service.js'
+import { stageLatencyReportSchema, stageLatencyRowSchema } from './stage-latency.js'
 import { basebandCallbackSchema, createTraceRequestSchema, StageStatusSchema, traceSchema, updateTraceRequestSchema } from './trace.js'
 
 /**
@@ -47,6 +60,20 @@ export function sharedSchemas(sites: readonly string[]): TSchema[] {
     datatrailSchema(sites),
     heartbeatSchema(sites),
     heartbeatInputSchema(sites),
-    eventStatusSchema(sites)
+    eventStatusSchema(sites),
+    AuditRuleSchema,
+    AuditSeveritySchema,
+    AuditVerdictSchema,
+    PipelineStageSchema,
+    auditFindingSchema(sites),
+    auditedEventSchema(sites),
+    AuditSummarySchema,
+    ReportWindowSchema,
+    auditReportSchema(sites),
+    TransitionSchema,
+    StreamedTransitionSchema,
+    TraceHistorySchema,
+    stageLatencyRowSchema(sites),
+    stageLatencyReportSchema(sites)
   ]
 }
