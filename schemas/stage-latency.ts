@@ -31,7 +31,9 @@ export const stageLatencyReportSchema = (sites: readonly string[]) =>
     {
       window: ref(ReportWindowSchema),
       stages: Type.Array(ref(stageLatencyRowSchema(sites)), {
-        description: 'By stage (pipeline order, `tsar_classification` first), then site (configured order).'
+        description:
+          '`tsar_classification` (site null) always, then each site stage at every site that at least one event of ' +
+          'the window asked for; by stage (pipeline order), then site (configured order).'
       })
     },
     { $id: 'StageLatencyReport', additionalProperties: false, description: 'How long each stage takes, over a window.' }
