@@ -50,7 +50,11 @@ t.test('datatrail-not-in-trace: the member registered, registration incomplete',
     ['a missing member is not registered', { trace: null }, []],
     [
       'the member of another site',
-      { want: { baseband: true, hco_baseband: true }, trace: trace({ [`${registration}@chime`]: 'complete' }), datatrail: [registered('baseband'), registered('hco_baseband')] },
+      {
+        want: { baseband: true, hco_baseband: true },
+        trace: trace({ [`${registration}@chime`]: 'complete' }),
+        datatrail: [registered('baseband'), registered('hco_baseband')]
+      },
       [`${registration}@hco`]
     ],
     ['a site not requested', { want: { baseband: true }, trace: completeTrace('chime'), datatrail: [registered('baseband'), registered('gbo_baseband')] }, []]
@@ -62,7 +66,11 @@ t.test('replicated-with-missing-files: replication complete, the member lists mi
   check(t, 'replicated-with-missing-files', [
     ['two missing files', { trace: done, datatrail: [registered('baseband', { missing_files: ['/a', '/b'] })] }, [`${replication}@chime`]],
     ['registered or not, missing files contradict', { trace: done, datatrail: [member('baseband', { missing_files: ['/a'] })] }, [`${replication}@chime`]],
-    ['not_required replication is complete', { trace: trace({ [`${replication}@chime`]: 'not_required' }), datatrail: [registered('baseband', { missing_files: ['/a'] })] }, [`${replication}@chime`]],
+    [
+      'not_required replication is complete',
+      { trace: trace({ [`${replication}@chime`]: 'not_required' }), datatrail: [registered('baseband', { missing_files: ['/a'] })] },
+      [`${replication}@chime`]
+    ],
     ['no missing file', { trace: done, datatrail: [registered('baseband')] }, []],
     ['a missing member lists none', { trace: done }, []],
     ['replication incomplete', { trace: trace({}), datatrail: [registered('baseband', { missing_files: ['/a'] })] }, []],

@@ -27,7 +27,14 @@ t.test('out-of-order: one finding per later stage complete while an earlier one 
     ['everything complete', { trace: completeTrace('chime') }, []],
     ['a missing trace', { trace: null }, []],
     ['the classification is not an earlier stage of a site', { trace: trace({ tsar: 'incomplete', [`${bcr}@chime`]: 'complete' }) }, []],
-    ['stages of another site do not count', { want: { baseband: true, kko_baseband: true }, trace: trace({ [`${bcr}@kko`]: 'complete', [`${conversion}@chime`]: 'complete', [`${conversion}@kko`]: 'complete' }) }, [`${conversion}@chime`]],
+    [
+      'stages of another site do not count',
+      {
+        want: { baseband: true, kko_baseband: true },
+        trace: trace({ [`${bcr}@kko`]: 'complete', [`${conversion}@chime`]: 'complete', [`${conversion}@kko`]: 'complete' })
+      },
+      [`${conversion}@chime`]
+    ],
     ['a site not requested is not audited', { want: { baseband: true }, trace: trace({ [`${conversion}@kko`]: 'complete' }) }, []]
   ]
   for (const [name, c, expected] of cases) {

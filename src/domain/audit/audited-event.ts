@@ -1,4 +1,4 @@
-import type { AuditedEvent, AuditSummary } from '../../../schemas/audit.js'
+import type { AuditedEvent } from '../../../schemas/audit.js'
 import type { StoredEvent } from '../../store/port.js'
 import { toIsoUtc } from '../time-window.js'
 import type { EventAudit } from './audit-event.js'
@@ -15,12 +15,4 @@ export function auditedEventRecord(
     known_source_name: event.known_source_name,
     ...audit
   }
-}
-
-export const emptySummary = (): AuditSummary => ({ events: 0, complete: 0, in_progress: 0, stuck: 0, contradiction: 0 })
-
-/** Counts one audited event into a window's summary (which ignores the report's filters). */
-export function countInSummary(summary: AuditSummary, audit: Pick<EventAudit, 'verdict'>): void {
-  summary.events += 1
-  summary[audit.verdict] += 1
 }

@@ -35,6 +35,11 @@ function heartbeatError({ site, stages, heartbeats }: SiteFacts): AuditFinding[]
   return [finding('heartbeat-error', site, 'baseband_conversion', details.heartbeatError(site, last.heartbeat_id, last.sent.error!))]
 }
 
+/** The heartbeat with the highest id: heartbeats arrive in any order. */
 function newest(heartbeats: readonly Heartbeat[]): Heartbeat | undefined {
-  return heartbeats.reduce<Heartbeat | undefined>((found, heartbeat) => (found === undefined || heartbeat.heartbeat_id > found.heartbeat_id ? heartbeat : found), undefined)
+  let found: Heartbeat | undefined
+  for (const heartbeat of heartbeats) {
+    if (found === undefined || heartbeat.heartbeat_id > found.heartbeat_id) found = heartbeat
+  }
+  return found
 }

@@ -41,14 +41,16 @@ export function eventFacts(parts: AuditedParts, configuredSites: readonly string
         memberName,
         // A member never written reads as event status shows it: not registered, no files.
         member: datatrailMemberOutput(members.get(memberName)),
-        stages: Object.fromEntries(STAGES.map((stage) => [stage, storedStatus(parts.trace, stageKey(stage, site))])) as Record<
-          Stage,
-          StageStatus
-        >,
+        stages: siteStages(parts.trace, site),
         heartbeats: heartbeats.filter((heartbeat) => heartbeat.site === site)
       }
     })
   }
+}
+
+function siteStages(trace: StoredTrace | null, site: string): Record<Stage, StageStatus> {
+  const entries = STAGES.map((stage) => [stage, storedStatus(trace, stageKey(stage, site))] as const)
+  return Object.fromEntries(entries) as Record<Stage, StageStatus>
 }
 
 /** Every audited stage is complete: the classification and the four stages of every requested site. */
