@@ -1,4 +1,4 @@
-import { STAGES } from '../domain/trace.js'
+import { STAGES, type Stage } from '../domain/trace.js'
 import type { Random } from './random.js'
 
 /** How the real system sometimes contradicts itself; a demo event has at most one of these. */
@@ -17,7 +17,14 @@ const KINDS = 4
 const INCONSISTENT_SHARE = 0.04
 
 /** Each stage's chance to complete once the one before it has: later stages lag behind. */
-const STAGE_CHANCES = [0.97, 0.9, 0.85, 0.8] as const
+const STAGE_CHANCES: Readonly<Record<Stage, number>> = {
+  baseband_callback_request: 0.97,
+  baseband_conversion: 0.9,
+  data_registration: 0.85,
+  data_replication_to_minoc: 0.8
+}
+/** The same in pipeline order, for the loop that draws them. */
+const CHANCES = STAGES.map((stage) => STAGE_CHANCES[stage])
 const TRACE_SHARE = 0.93
 const OUTRIGGER_SHARE = 0.65
 export const FILES_PER_DUMP = 1024
@@ -56,7 +63,7 @@ export class BasebandPlan {
       const requested = site === 0 || random() < OUTRIGGER_SHARE
       this.notRequired[site] = requested ? 0 : random() < 0.85 ? 1 : 0
       let done = requested ? 0 : -1
-      if (requested && happened) while (done < STAGES.length && random() < STAGE_CHANCES[done]! * recency) done++
+      if (requested && happened) while (done < STAGES.length && random() < CHANCES[done]! * recency) done++
       this.progress[site] = done
       this.noReplication[site] = requested && random() < 0.1 ? 1 : 0
       this.missing[site] = done === 1 ? 1 + Math.floor(random() * MAX_MISSING) : 0
