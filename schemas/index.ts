@@ -7,12 +7,25 @@ import {
   TokenPairSchema,
   TokenValidSchema
 } from './auth.js'
+import {
+  auditedEventSchema,
+  auditFindingSchema,
+  auditReportSchema,
+  AuditRuleSchema,
+  AuditSeveritySchema,
+  AuditSummarySchema,
+  AuditVerdictSchema,
+  PipelineStageSchema,
+  ReportWindowSchema
+} from './audit.js'
 import { ErrorEnvelopeSchema, ExceptionSchema, StatusTrueSchema } from './common.js'
 import { DatatrailMemberSchema, datatrailSchema, LargerDatasetSchema } from './datatrail.js'
 import { eventStatusSchema } from './event-status.js'
 import { actionFlagsSchema, actionsSchema, eventInputSchema, eventPageSchema, eventSchema, UpsertResultSchema } from './events.js'
 import { HeartbeatReceivedSchema, heartbeatInputSchema, heartbeatSchema, HeartbeatSentSchema } from './heartbeats.js'
+import { StreamedTransitionSchema, TraceHistorySchema, TransitionSchema } from './history.js'
 import { HealthSchema, VersionSchema } from './service.js'
+import { stageLatencyReportSchema, stageLatencyRowSchema } from './stage-latency.js'
 import { basebandCallbackSchema, createTraceRequestSchema, StageStatusSchema, traceSchema, updateTraceRequestSchema } from './trace.js'
 
 /**
@@ -50,6 +63,20 @@ export function sharedSchemas(sites: readonly string[]): TSchema[] {
     HeartbeatReceivedSchema,
     heartbeatSchema(sites),
     heartbeatInputSchema(sites),
-    eventStatusSchema(sites)
+    eventStatusSchema(sites),
+    AuditRuleSchema,
+    AuditSeveritySchema,
+    AuditVerdictSchema,
+    PipelineStageSchema,
+    auditFindingSchema(sites),
+    auditedEventSchema(sites),
+    AuditSummarySchema,
+    ReportWindowSchema,
+    auditReportSchema(sites),
+    TransitionSchema,
+    StreamedTransitionSchema,
+    TraceHistorySchema,
+    stageLatencyRowSchema(sites),
+    stageLatencyReportSchema(sites)
   ]
 }

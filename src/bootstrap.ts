@@ -42,11 +42,11 @@ const DEMO = { events: 2000, days: 30, seed: 1 }
 /**
  * A new embedded store outside production gets a small demo data set, so a new user's first
  * request returns real-looking data. Never on MongoDB: a new users collection says nothing of
- * whether the pipeline's own collections hold real data.
+ * whether the pipeline's own collections hold real data. The data ends at `now` (tests fix it).
  */
-export async function seedDemoOnFirstStart(store: Store, config: Config, announce: (line: string) => void) {
+export async function seedDemoOnFirstStart(store: Store, config: Config, announce: (line: string) => void, now = Date.now()) {
   if (config.TRACER_STORE !== 'sqlite' || config.NODE_ENV === 'production') return
-  const counts = await seedDemo(store, config.TRACER_SITES, { ...DEMO, now: Date.now() })
+  const counts = await seedDemo(store, config.TRACER_SITES, { ...DEMO, now })
   announce(
     `Seeded a demo data set: ${counts.events} events over the last ${DEMO.days} days, ` +
       `${counts.basebandEvents} of them asking for baseband data (npm run tracer -- seed --demo --help for more).`

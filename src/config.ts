@@ -1,6 +1,7 @@
 import { Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
+import { TransformDecodeError, Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
+import { DEFAULT_STAGE_DEADLINES, formatStageDeadlines, parseStageDeadlines } from './domain/stage-deadlines.js'
 
 const siteList = Type.Transform(
   Type.String({
@@ -50,6 +51,16 @@ export const ConfigSchema = Type.Object({
   REFRESH_TOKEN_TTL: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 2_592_000 }),
   TRACER_SITES: siteList,
   MAX_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 36_600, default: 366 }),
+  STAGE_DEADLINES: Type.Transform(
+    Type.String({
+      default: DEFAULT_STAGE_DEADLINES,
+      description:
+        'How long after the event each stage may stay incomplete before the audit calls it stuck: ' +
+        'stage=duration pairs, comma-separated, units s, m, h or d; stages not named keep their default.'
+    })
+  )
+    .Decode(parseStageDeadlines)
+    .Encode(formatStageDeadlines),
   TRACER_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, maxLength: 256, sensitive: true })),
   AUTH_RATE_LIMIT: Type.Integer({
     minimum: 1,
@@ -142,7 +153,7 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
     const name = error.path.split('/')[1] ?? error.path
     throw new ConfigError(`Invalid configuration: ${name} ${describe(name, error.message, raw[name])}`)
   }
-  const config = Value.Decode(ConfigSchema, candidate)
+  const config = decoded(candidate)
   if (new Set(config.TRACER_SITES).size !== config.TRACER_SITES.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
@@ -161,6 +172,17 @@ function isAddressOrRange(text: string): boolean {
   const version = isIP(address)
   if (version === 0 || rest.length > 0) return false
   return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128)
+}
+
+/** The typed configuration; a value its decoding refuses (STAGE_DEADLINES) is named with the reason. */
+function decoded(candidate: unknown): Config {
+  try {
+    return Value.Decode(ConfigSchema, candidate)
+  } catch (error) {
+    if (!(error instanceof TransformDecodeError)) throw error
+    const name = error.path.split('/')[1] ?? error.path
+    throw new ConfigError(`Invalid configuration: ${name} ${error.message}`)
+  }
 }
 
 /**

@@ -4,11 +4,15 @@ import type { StoredTrace } from '../domain/trace.js'
 import type { StoredDatatrail, StoredEvent } from '../store/port.js'
 import { demoLayout, type DemoLayout } from './layout.js'
 import { demoDatatrail, demoHeartbeats, demoTrace, type PartsContext } from './parts.js'
-import { BasebandPlan, Inconsistency } from './plan.js'
+import { Fault } from './faults.js'
+import { BasebandPlan } from './plan.js'
 import { mulberry32, round2, type Random } from './random.js'
 import { pickClassification, pickSource } from './sources.js'
 
 const DAY_MS = 86_400_000
+const CLASSIFIED_BASEBAND = 0.93
+/** How long after the event a classification is made: 5 to 50 minutes. */
+const classificationMs = (random: Random) => (5 + random() * 45) * 60_000
 
 /** What one batch writes; the arrays are emptied and refilled for every batch. */
 export interface DemoBatch {
@@ -78,8 +82,9 @@ export class DemoGenerator {
     const snr = round2(Math.min(8 * (1 - random()) ** (-1 / 1.5), 10_000))
     const dm = random() < 0.06 ? null : source.dm(random)
     const baseband = random() < source.baseband
-    // Baseband events are the ones people look at, so most of them get classified.
-    const classified = random() < (baseband ? 0.85 : 0.2)
+    // Baseband events are the ones people look at, so most of them get classified, within the hour.
+    const getsClassified = random() < (baseband ? CLASSIFIED_BASEBAND : 0.2)
+    const classified = getsClassified && classificationMs(random) <= this.options.now - timestamp
     const event: StoredEvent = {
       event_no: eventNo,
       timestamp,
@@ -95,7 +100,7 @@ export class DemoGenerator {
     if (!baseband) return
 
     batch.baseband++
-    const plan = this.plan.draw(random, (this.options.now - timestamp) / DAY_MS)
+    const plan = this.plan.draw(random, this.options.now - timestamp)
     event.actions = this.basebandActions(event.actions.got.intensity === true)
     const context: PartsContext = { layout: this.layout, plan, random, eventNo, timestamp, classified, nowSec: this.nowSec }
     if (plan.hasTrace) batch.traces.push(demoTrace(context))
@@ -112,7 +117,7 @@ export class DemoGenerator {
       if (!plan.requested(site)) continue
       const member = this.layout.members[site]!
       want[member] = true
-      got[member] = plan.converted(site) !== (site === 0 && plan.inconsistency === Inconsistency.got)
+      got[member] = plan.converted(site) !== (plan.fault[site] === Fault.got)
     }
     return { want, got }
   }

@@ -2,10 +2,15 @@ import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import { CLASSIFICATION_KEY, STAGES, type StoredTrace } from '../domain/trace.js'
 import type { StoredDatatrail } from '../store/port.js'
 import { HEARTBEAT_IDS_PER_EVENT, type DemoLayout } from './layout.js'
-import { FILES_PER_DUMP, Inconsistency, type BasebandPlan } from './plan.js'
+import { Fault } from './faults.js'
+import { FILES_PER_DUMP, type BasebandPlan } from './plan.js'
 import { round2, type Random } from './random.js'
 
-const REPLICATION = STAGES.length - 1
+const CONVERSION = STAGES.indexOf('baseband_conversion')
+const REGISTRATION = STAGES.indexOf('data_registration')
+const REPLICATION = STAGES.indexOf('data_replication_to_minoc')
+/** Files a registration that ran before the conversion finished can leave out. */
+const MAX_UNCOUNTED = 40
 
 /** What the parts of one baseband event share. Times: ms for the event, s for write times. */
 export interface PartsContext {
@@ -21,35 +26,45 @@ export interface PartsContext {
 /** The trace with every key the service outputs, in its order, plus the pipeline's timestamps. */
 export function demoTrace({ layout, plan, random, eventNo, timestamp, classified, nowSec }: PartsContext): StoredTrace {
   const trace: StoredTrace = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
-  let steps = 0
+  let latest = 0
   for (let stage = 0; stage < STAGES.length; stage++) {
     const keys = layout.stageKeys[stage]!
     for (let site = 0; site < keys.length; site++) {
-      const done = plan.progress[site]!
-      let status: string
-      if (done < 0) status = plan.notRequired[site] === 1 ? 'not_required' : 'incomplete'
-      else if (stage === REPLICATION && plan.noReplication[site] === 1) status = 'not_required'
-      else status = stage < done ? 'complete' : 'incomplete'
-      if (status === 'complete') steps++
+      const status = traceStatus(plan, stage, site)
+      if (status === 'complete') latest = Math.max(latest, plan.completedAt(site, stage))
       trace[keys[site]!] = status
     }
   }
   const created = Math.min(timestamp / 1000 + 2 + random() * 20, nowSec)
   trace.create_timestamp = created
-  // Each completed stage took minutes; the last one is the trace's latest write.
-  trace.update_timestamp = Math.min(created + steps * 300 * (0.5 + random()), nowSec)
+  // The last stage the trace heard of is its latest write.
+  trace.update_timestamp = Math.min(Math.max(created, (timestamp + latest) / 1000), nowSec)
   return trace
 }
 
-/** One member for each site that dumped data, agreeing with the trace unless the plan says not. */
+/** What the trace says of a stage at a site: how far the site got, unless a fault lost an update. */
+function traceStatus(plan: BasebandPlan, stage: number, site: number): string {
+  const done = plan.progress[site]!
+  if (done < 0) return plan.notRequired[site] === 1 ? 'not_required' : 'incomplete'
+  const fault = plan.fault[site]
+  const heardOf = fault === Fault.registrationNotInTrace ? Math.min(done, REGISTRATION) : done
+  if (fault === Fault.lostUpdate && stage === plan.lostStage[site]) return 'incomplete'
+  // Whether the archive needs a copy is decided when the data is registered.
+  if (stage === REPLICATION && plan.noReplication[site] === 1 && heardOf > REGISTRATION) return 'not_required'
+  return stage < heardOf ? 'complete' : 'incomplete'
+}
+
+/** One member for each site that dumped data, agreeing with the trace unless the site has a fault. */
 export function demoDatatrail(context: PartsContext, date: string, out: StoredDatatrail[]): void {
   const { layout, plan, random, eventNo, timestamp, nowSec } = context
   const [year, month, day] = date.split('-') as [string, string, string]
   for (let site = 0; site < layout.sites.length; site++) {
     if (!plan.dumped(site)) continue
-    const registered = plan.registered(site) !== (site === 0 && plan.inconsistency === Inconsistency.registered)
+    const fault = plan.fault[site]
+    const registered = plan.registered(site) && fault !== Fault.registrationNotInDatatrail
     const dataPath = `/data/${layout.sites[site]}/baseband/raw/${year}/${month}/${day}/astro_${eventNo}`
     const missing = plan.missing[site]!
+    const uncounted = fault === Fault.fileCountMismatch ? 1 + Math.floor(random() * MAX_UNCOUNTED) : 0
     const value = {
       registered,
       should_be_at_minoc: plan.noReplication[site] === 0,
@@ -62,10 +77,12 @@ export function demoDatatrail(context: PartsContext, date: string, out: StoredDa
           }
         : {},
       data_path: dataPath,
-      num_files: FILES_PER_DUMP - missing,
+      num_files: FILES_PER_DUMP - missing - uncounted,
       missing_files: missingFiles(dataPath, eventNo, missing, random)
     }
-    const written = Math.min(timestamp / 1000 + 1800 + random() * 3600, nowSec)
+    // Written when the dump arrived, and again when the data was registered.
+    const after = plan.completedAt(site, registered ? REGISTRATION : 0)
+    const written = Math.min((timestamp + after) / 1000 + 1 + random() * 60, nowSec)
     out.push({ event_no: eventNo, member: layout.members[site]!, value, update_timestamp: written })
   }
 }
@@ -80,16 +97,19 @@ const MINUTE_MS = 60_000
 
 /** The heartbeat each site that dumped data sent back when its dump finished (or failed). */
 export function demoHeartbeats(context: PartsContext, out: HeartbeatInput[]): void {
-  const { layout, plan, random, eventNo, timestamp } = context
+  const { layout, plan, random, eventNo, timestamp, nowSec } = context
   for (let site = 0; site < layout.sites.length; site++) {
     if (!plan.dumped(site)) continue
     const converted = plan.converted(site)
     const files = FILES_PER_DUMP - plan.missing[site]!
     const trigger = timestamp + 2000 + random() * 8000
-    const finished = converted ? trigger + (10 + random() * 50) * MINUTE_MS : null
+    const finished = converted ? timestamp + plan.completedAt(site, CONVERSION) : null
     let error: string | null = null
-    if (site === 0 && plan.inconsistency === Inconsistency.heartbeatError) error = 'timeout: no data written within 3600 s'
-    else if (!converted && random() < 0.5) error = `conversion failed: ${FILES_PER_DUMP - files} files unreadable`
+    if (plan.fault[site] === Fault.heartbeatError) error = 'timeout: no data written within 3600 s'
+    // A conversion still under way has nothing to report yet; half the failed ones say why.
+    else if (!converted && plan.underWay[site] === 0 && random() < 0.5) {
+      error = `conversion failed: ${FILES_PER_DUMP - files} files unreadable`
+    }
     out.push({
       event_no: eventNo,
       heartbeat_id: eventNo * HEARTBEAT_IDS_PER_EVENT + site,
@@ -99,7 +119,7 @@ export function demoHeartbeats(context: PartsContext, out: HeartbeatInput[]): vo
         total_data_files: files,
         dir_size_gb: round2(files * (0.05 + 0.02 * random())),
         finished_time: finished === null ? null : new Date(finished).toISOString(),
-        heartbeat_sent_unix_s: Math.round((finished ?? trigger + 60 * MINUTE_MS) + random() * 5000) / 1000
+        heartbeat_sent_unix_s: Math.min(Math.round((finished ?? trigger + 60 * MINUTE_MS) + random() * 5000) / 1000, nowSec)
       }
     })
   }

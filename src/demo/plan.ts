@@ -1,25 +1,41 @@
-import { STAGES } from '../domain/trace.js'
+import { STAGES, type Stage } from '../domain/trace.js'
+import { Fault, FAULT_ROTATION, faultFits } from './faults.js'
 import type { Random } from './random.js'
 
-/** How the real system sometimes contradicts itself; a demo event has at most one of these. */
-export const Inconsistency = {
-  none: 0,
-  /** A datatrail member's `registered` disagrees with the trace's data_registration. */
-  registered: 1,
-  /** A heartbeat reports an error for data the trace says was converted. */
-  heartbeatError: 2,
-  /** actions.got disagrees with the trace's baseband_conversion. */
-  got: 3,
-  /** Datatrail and heartbeats for an event that has no trace. */
-  orphanParts: 4
-} as const
-const KINDS = 4
-const INCONSISTENT_SHARE = 0.04
+/** Each stage's chance to complete once the one before it has; the rest fail and wait for someone. */
+const STAGE_CHANCES: Readonly<Record<Stage, number>> = {
+  baseband_callback_request: 0.997,
+  baseband_conversion: 0.985,
+  data_registration: 0.99,
+  data_replication_to_minoc: 0.98
+}
+/**
+ * How long a stage takes once the one before it is complete, in minutes (fastest, slowest). Even
+ * when every stage is slowest, each completes well within its default audit deadline (15 min, 6 h,
+ * 12 h, 48 h after the event), so a young event is in progress, and only a failed stage gets stuck.
+ */
+const STAGE_MINUTES: Readonly<Record<Stage, readonly [number, number]>> = {
+  baseband_callback_request: [1, 10],
+  baseband_conversion: [10, 60],
+  data_registration: [20, 180],
+  data_replication_to_minoc: [60, 720]
+}
+// The same in pipeline order, for the loop that draws them.
+const CHANCES = STAGES.map((stage) => STAGE_CHANCES[stage])
+const FASTEST_MS = STAGES.map((stage) => STAGE_MINUTES[stage][0] * 60_000)
+const SPREAD_MS = STAGES.map((stage) => (STAGE_MINUTES[stage][1] - STAGE_MINUTES[stage][0]) * 60_000)
 
-/** Each stage's chance to complete once the one before it has: later stages lag behind. */
-const STAGE_CHANCES = [0.97, 0.9, 0.85, 0.8] as const
-const TRACE_SHARE = 0.93
+const TRACE_SHARE = 0.96
+/** Events without a trace whose sites dumped data all the same: the trace was never created. */
+const ORPHAN_SHARE = 0.15
 const OUTRIGGER_SHARE = 0.65
+/**
+ * Baseband events with a trace from one fault to the next, fewest and most. Faults come at a steady
+ * pace rather than by independent chance, so that every day of even a small demo shows some.
+ */
+const FAULT_GAP = { fewest: 8, most: 12 }
+/** Chance that actions.got at the primary site disagrees with the trace, besides the faults above. */
+const GOT_WRONG_SHARE = 0.01
 export const FILES_PER_DUMP = 1024
 const MAX_MISSING = 40
 
@@ -29,39 +45,91 @@ const MAX_MISSING = 40
  */
 export class BasebandPlan {
   hasTrace = false
-  inconsistency: number = Inconsistency.none
+  /** Baseband events with a trace still to come before the next fault is due. */
+  private untilFault = FAULT_GAP.fewest
+  /** Position of the next fault in FAULT_ROTATION. */
+  private nextFault = 0
   /** Complete stages at each site, in pipeline order; -1 where no baseband data was asked for. */
   readonly progress: Int8Array
+  /** When each complete stage completed, ms after the event: index site * STAGES.length + stage. */
+  readonly completedAfter: Float64Array
+  /** 1 where the stage after the complete ones is still under way, 0 where it failed (or none is left). */
+  readonly underWay: Uint8Array
   /** Sites not asked for whose trace says `not_required` (otherwise `incomplete`, as initialised). */
   readonly notRequired: Uint8Array
   /** Replication to the archive not needed for this dump: `not_required`, should_be_at_minoc false. */
   readonly noReplication: Uint8Array
-  /** Files of the dump not (yet) converted. */
+  /** Files of the dump not converted (yet), or lost on the way to the archive. */
   readonly missing: Int16Array
+  /** How the site's records contradict each other (a Fault); at most one per site. */
+  readonly fault: Uint8Array
+  /** The stage whose update was lost, for Fault.lostUpdate. */
+  readonly lostStage: Int8Array
 
   constructor(readonly siteCount: number) {
     this.progress = new Int8Array(siteCount)
+    this.completedAfter = new Float64Array(siteCount * STAGES.length)
+    this.underWay = new Uint8Array(siteCount)
     this.notRequired = new Uint8Array(siteCount)
     this.noReplication = new Uint8Array(siteCount)
     this.missing = new Int16Array(siteCount)
+    this.fault = new Uint8Array(siteCount)
+    this.lostStage = new Int8Array(siteCount)
   }
 
-  /** A new plan: the primary site always dumps, outriggers often; recent events are less far along. */
-  draw(random: Random, ageDays: number): this {
+  /** A new plan: the primary site always dumps, outriggers often; stages complete as time passes. */
+  draw(random: Random, ageMs: number): this {
     this.hasTrace = random() < TRACE_SHARE
-    this.inconsistency = random() < INCONSISTENT_SHARE ? 1 + Math.floor(random() * KINDS) : Inconsistency.none
-    const happened = this.hasTrace || this.inconsistency === Inconsistency.orphanParts
-    const recency = ageDays < 1 ? 0.75 : ageDays < 3 ? 0.9 : 1
+    const happened = this.hasTrace || random() < ORPHAN_SHARE
     for (let site = 0; site < this.siteCount; site++) {
       const requested = site === 0 || random() < OUTRIGGER_SHARE
       this.notRequired[site] = requested ? 0 : random() < 0.85 ? 1 : 0
-      let done = requested ? 0 : -1
-      if (requested && happened) while (done < STAGES.length && random() < STAGE_CHANCES[done]! * recency) done++
-      this.progress[site] = done
+      this.underWay[site] = 0
+      this.progress[site] = requested ? (happened ? this.advance(random, site, ageMs) : 0) : -1
       this.noReplication[site] = requested && random() < 0.1 ? 1 : 0
-      this.missing[site] = done === 1 ? 1 + Math.floor(random() * MAX_MISSING) : 0
+      this.missing[site] = this.progress[site] === 1 ? 1 + Math.floor(random() * MAX_MISSING) : 0
+      this.fault[site] = Fault.none
     }
+    if (this.hasTrace && --this.untilFault <= 0) this.placeFault(random)
+    if (this.fault[0] === Fault.none && random() < GOT_WRONG_SHARE) this.fault[0] = Fault.got
     return this
+  }
+
+  /**
+   * Gives one requested site a fault its progress allows (records cannot contradict work not done
+   * yet); when none does, the fault waits for the next event.
+   */
+  private placeFault(random: Random): void {
+    const fault = FAULT_ROTATION[this.nextFault]!
+    const first = Math.floor(random() * this.siteCount)
+    for (let next = 0; next < this.siteCount; next++) {
+      const site = (first + next) % this.siteCount
+      const progress = this.progress[site]!
+      if (progress < 0 || !faultFits(fault, progress, this.noReplication[site] === 1)) continue
+      this.fault[site] = fault
+      if (fault === Fault.replicatedWithMissingFiles) this.missing[site] = 1 + Math.floor(random() * MAX_MISSING)
+      // The lost update is the callback request's or, once registered, the conversion's.
+      if (fault === Fault.lostUpdate) this.lostStage[site] = progress > 2 && random() < 0.5 ? 1 : 0
+      this.nextFault = (this.nextFault + 1) % FAULT_ROTATION.length
+      this.untilFault = FAULT_GAP.fewest + Math.floor(random() * (FAULT_GAP.most - FAULT_GAP.fewest + 1))
+      return
+    }
+  }
+
+  /** Completes stage after stage, until one fails or is still under way at `ageMs`; their count. */
+  private advance(random: Random, site: number, ageMs: number): number {
+    let done = 0
+    let at = 0
+    while (done < STAGES.length && random() < CHANCES[done]!) {
+      at += FASTEST_MS[done]! + random() * SPREAD_MS[done]!
+      if (at > ageMs) {
+        this.underWay[site] = 1
+        break
+      }
+      this.completedAfter[site * STAGES.length + done] = at
+      done++
+    }
+    return done
   }
 
   requested = (site: number) => this.progress[site]! >= 0
@@ -69,4 +137,6 @@ export class BasebandPlan {
   dumped = (site: number) => this.progress[site]! >= 1
   converted = (site: number) => this.progress[site]! >= 2
   registered = (site: number) => this.progress[site]! >= 3
+  /** ms after the event at which the stage (an index in STAGES) completed at the site. */
+  completedAt = (site: number, stage: number) => this.completedAfter[site * STAGES.length + stage]!
 }

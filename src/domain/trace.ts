@@ -10,6 +10,10 @@ export type Stage = (typeof STAGES)[number]
 export const CLASSIFICATION_STAGE = 'tsar_classification'
 export const CLASSIFICATION_KEY = `stages/${CLASSIFICATION_STAGE}`
 
+/** Every stage in pipeline order: the classification (no site) comes before the four site stages. */
+export const PIPELINE_STAGES = [CLASSIFICATION_STAGE, ...STAGES] as const
+export type PipelineStage = (typeof PIPELINE_STAGES)[number]
+
 export const STATUSES = ['complete', 'incomplete'] as const
 export type StageStatus = (typeof STATUSES)[number]
 
@@ -32,12 +36,15 @@ export type TraceOutput = { event_no: number; update_timestamp: number } & Recor
  */
 export function traceOutput(eventNo: number, stored: StoredTrace | null, keys: readonly string[]): TraceOutput {
   const output: Record<string, StageStatus | number> = { event_no: eventNo }
-  for (const key of keys) {
-    const value = stored?.[key]
-    output[key] = value === 'complete' || value === 'not_required' ? 'complete' : 'incomplete'
-  }
+  for (const key of keys) output[key] = storedStatus(stored, key)
   output.update_timestamp = numberOr(stored?.update_timestamp, 0)
   return output as TraceOutput
+}
+
+/** One key of a stored trace (or of none) as read: `not_required` is complete, missing is incomplete. */
+export function storedStatus(stored: StoredTrace | null, key: string): StageStatus {
+  const value = stored?.[key]
+  return value === 'complete' || value === 'not_required' ? 'complete' : 'incomplete'
 }
 
 /** A new trace: every key `incomplete`. */

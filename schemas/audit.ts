@@ -1,0 +1,111 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { AUDIT_RULES, SEVERITIES, VERDICTS } from '../src/domain/audit/rules.js'
+import { PIPELINE_STAGES } from '../src/domain/trace.js'
+import { EventNoSchema, ref, StringEnum } from './common.js'
+import { CallbackQuerySchema } from './trace.js'
+
+export const AuditRuleSchema = StringEnum(AUDIT_RULES, {
+  $id: 'AuditRule',
+  description:
+    'The check that failed: `stuck` (a stage incomplete past its deadline), `out-of-order` (a stage complete ' +
+    'while an earlier one at the site is not), `registered-not-in-datatrail`, `datatrail-not-in-trace`, ' +
+    '`replicated-with-missing-files`, `file-count-mismatch`, `heartbeat-error`.'
+})
+export type AuditRule = Static<typeof AuditRuleSchema>
+
+export const AuditSeveritySchema = StringEnum(SEVERITIES, {
+  $id: 'AuditSeverity',
+  description: '`stuck` for the stuck rule (late); `contradiction` for every other rule (records disagree).'
+})
+export type AuditSeverity = Static<typeof AuditSeveritySchema>
+
+export const AuditVerdictSchema = StringEnum(VERDICTS, {
+  $id: 'AuditVerdict',
+  description:
+    '`contradiction` if any finding is one; else `stuck` if any finding is; else `complete` when every ' +
+    'audited stage is complete; else `in_progress`.'
+})
+export type AuditVerdict = Static<typeof AuditVerdictSchema>
+
+export const PipelineStageSchema = StringEnum(PIPELINE_STAGES, {
+  $id: 'PipelineStage',
+  description: 'A stage, in pipeline order: `tsar_classification` (no site), then the four stages of each site.'
+})
+
+const siteOrNull = (sites: readonly string[], description: string) =>
+  Type.Union([StringEnum(sites), Type.Null()], { description })
+
+export const auditFindingSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      rule: ref(AuditRuleSchema),
+      severity: ref(AuditSeveritySchema),
+      site: siteOrNull(sites, 'The site concerned; null for `tsar_classification`.'),
+      stage: Type.Union([ref(PipelineStageSchema), Type.Null()], { description: 'The stage concerned, or null.' }),
+      detail: Type.String({ description: 'One plain sentence with the figures behind the finding.' })
+    },
+    { $id: 'AuditFinding', additionalProperties: false, description: 'One failed check of an event.' }
+  )
+export type AuditFinding = Static<ReturnType<typeof auditFindingSchema>>
+
+export const auditedEventSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      event_no: EventNoSchema,
+      timestamp_utc: Type.String({ format: 'date-time', description: 'Event time, ISO 8601 UTC.' }),
+      snr: Type.Number({ description: 'Signal-to-noise ratio.' }),
+      known_source_name: Type.String({ description: 'Known source, or the real-time pipeline category.' }),
+      sites: Type.Array(StringEnum(sites), {
+        description: 'Sites the event asked for baseband data from, in configured order: only these are audited.'
+      }),
+      verdict: ref(AuditVerdictSchema),
+      findings: Type.Array(ref(auditFindingSchema(sites)), {
+        description: 'Ordered by site (configured order, null first), stage (pipeline order, null first), then rule.'
+      })
+    },
+    { $id: 'AuditedEvent', additionalProperties: false, description: 'One event held against its datatrail, heartbeats and the clock.' }
+  )
+export type AuditedEvent = Static<ReturnType<typeof auditedEventSchema>>
+
+const count = (description: string) => Type.Integer({ minimum: 0, description })
+
+export const AuditSummarySchema = Type.Object(
+  {
+    events: count('Events audited in the window.'),
+    complete: count('Events whose verdict is `complete`.'),
+    in_progress: count('Events whose verdict is `in_progress`.'),
+    stuck: count('Events whose verdict is `stuck`.'),
+    contradiction: count('Events whose verdict is `contradiction`.')
+  },
+  { $id: 'AuditSummary', additionalProperties: false, description: 'Counts over the whole window, whatever the filters.' }
+)
+export type AuditSummary = Static<typeof AuditSummarySchema>
+
+export const ReportWindowSchema = Type.Object(
+  {
+    start_time_utc: Type.String({ format: 'date-time', description: 'Start of the window (inclusive), ISO 8601 UTC.' }),
+    end_time_utc: Type.String({ format: 'date-time', description: 'End of the window (exclusive), ISO 8601 UTC.' })
+  },
+  { $id: 'ReportWindow', additionalProperties: false, description: 'The time window a report covers.' }
+)
+export type ReportWindow = Static<typeof ReportWindowSchema>
+
+export const auditReportSchema = (sites: readonly string[]) =>
+  Type.Object(
+    {
+      window: ref(ReportWindowSchema),
+      generated_at: Type.String({ format: 'date-time', description: 'When the audit ran, ISO 8601 UTC.' }),
+      summary: ref(AuditSummarySchema),
+      events: Type.Array(ref(auditedEventSchema(sites)), {
+        description: 'Audited events (after the filters), ascending by event time, then event_no.'
+      })
+    },
+    { $id: 'AuditReport', additionalProperties: false, description: 'The audit of a window.' }
+  )
+
+export const auditQuerySchema = (sites: readonly string[]) =>
+  Type.Object({
+    ...CallbackQuerySchema.properties,
+    verdict: Type.Optional(StringEnum(VERDICTS, { description: 'Only events with this verdict (the summary still counts all).' })),
+    site: Type.Optional(StringEnum(sites, { description: 'Only events that asked for baseband data from this site.' }))
+  })

@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { STATUSES } from '../src/domain/trace.js'
+import { EventNoSchema, ref, StringEnum } from './common.js'
+
+const transitionFields = {
+  key: Type.String({
+    description: 'The trace key that changed: `stages/tsar_classification` or `stages/{stage}/sites/{site}`.'
+  }),
+  from: Type.Union([Type.String(), Type.Null()], {
+    description: 'The stored value before, as stored (it may be `not_required`); null when the trace did not exist.'
+  }),
+  to: StringEnum(STATUSES, { description: 'The value written.' }),
+  at: Type.Number({ description: 'When it was written, seconds since the epoch (float).' }),
+  by: Type.String({ description: 'The user name of the writer.' })
+}
+
+export const TransitionSchema = Type.Object(transitionFields, {
+  $id: 'Transition',
+  additionalProperties: false,
+  description: 'One change of a stored trace value made through update-trace.'
+})
+export type Transition = Static<typeof TransitionSchema>
+
+export const StreamedTransitionSchema = Type.Object(
+  { event_no: EventNoSchema, ...transitionFields },
+  {
+    $id: 'StreamedTransition',
+    additionalProperties: false,
+    description: 'The `data` of an `event: transition` message of the live stream: a transition and its event.'
+  }
+)
+export type StreamedTransition = Static<typeof StreamedTransitionSchema>
+
+export const TraceHistorySchema = Type.Object(
+  {
+    event_no: EventNoSchema,
+    transitions: Type.Array(ref(TransitionSchema), { description: 'Oldest first: by `at`, then the order of writing.' })
+  },
+  { $id: 'TraceHistory', additionalProperties: false, description: 'Every recorded change of an event’s trace.' }
+)
+export type TraceHistory = Static<typeof TraceHistorySchema>

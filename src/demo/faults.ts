@@ -1,0 +1,57 @@
+/**
+ * How the real pipeline's records of one site sometimes contradict each other: each is a failure
+ * seen in practice, and each but the last is what one audit rule looks for.
+ */
+export const Fault = {
+  none: 0,
+  /** The trace says registered; the datatrail never saw the registration (registered-not-in-datatrail). */
+  registrationNotInDatatrail: 1,
+  /** The datatrail registered the data; the trace was never told (datatrail-not-in-trace). */
+  registrationNotInTrace: 2,
+  /** Replication marked complete while files of the dump are missing (replicated-with-missing-files). */
+  replicatedWithMissingFiles: 3,
+  /** Registered before the conversion wrote its last files: fewer than its heartbeat counts (file-count-mismatch). */
+  fileCountMismatch: 4,
+  /** The conversion's heartbeat reported an error, yet the trace says it completed (heartbeat-error). */
+  heartbeatError: 5,
+  /** An earlier stage's update was lost while later ones arrived (out-of-order). */
+  lostUpdate: 6,
+  /** actions.got disagrees with the trace's baseband_conversion (no audit rule reads actions.got). */
+  got: 7
+} as const
+export type Fault = (typeof Fault)[keyof typeof Fault]
+
+/**
+ * The order faults come in: each contradiction the audit looks for in turn, so that a few hundred
+ * baseband events show every kind several times.
+ */
+export const FAULT_ROTATION: readonly Fault[] = [
+  Fault.registrationNotInDatatrail,
+  Fault.heartbeatError,
+  Fault.replicatedWithMissingFiles,
+  Fault.lostUpdate,
+  Fault.fileCountMismatch,
+  Fault.registrationNotInTrace
+]
+
+// Complete stages at a site once its data is converted, registered, replicated.
+const CONVERTED = 2
+const REGISTERED = 3
+const REPLICATED = 4
+
+/** Whether a site that completed `progress` stages can have the fault: records cannot contradict work not done yet. */
+export function faultFits(fault: Fault, progress: number, noReplication: boolean): boolean {
+  switch (fault) {
+    case Fault.registrationNotInDatatrail:
+    case Fault.registrationNotInTrace:
+    case Fault.fileCountMismatch:
+      return progress >= REGISTERED
+    case Fault.replicatedWithMissingFiles:
+      return progress >= REPLICATED && !noReplication
+    case Fault.heartbeatError:
+    case Fault.lostUpdate:
+      return progress >= CONVERTED
+    default:
+      return true
+  }
+}

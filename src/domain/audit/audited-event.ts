@@ -1,0 +1,18 @@
+import type { AuditedEvent } from '../../../schemas/audit.js'
+import type { StoredEvent } from '../../store/port.js'
+import { toIsoUtc } from '../time-window.js'
+import type { EventAudit } from './audit-event.js'
+
+/** The wire record of an audited event. */
+export function auditedEventRecord(
+  event: Pick<StoredEvent, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>,
+  audit: EventAudit
+): AuditedEvent {
+  return {
+    event_no: event.event_no,
+    timestamp_utc: toIsoUtc(event.timestamp),
+    snr: event.snr,
+    known_source_name: event.known_source_name,
+    ...audit
+  }
+}

@@ -1,0 +1,59 @@
+import { PIPELINE_STAGES, type PipelineStage } from './trace.js'
+
+/** How long after the event each stage may stay incomplete before the audit calls it stuck, in ms. */
+export type StageDeadlines = Readonly<Record<PipelineStage, number>>
+
+const DEFAULTS: Readonly<Record<PipelineStage, string>> = {
+  tsar_classification: '1h',
+  baseband_callback_request: '15m',
+  baseband_conversion: '6h',
+  data_registration: '12h',
+  data_replication_to_minoc: '48h'
+}
+
+export const DEFAULT_STAGE_DEADLINES = PIPELINE_STAGES.map((stage) => `${stage}=${DEFAULTS[stage]}`).join(',')
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
+
+const isStage = (name: string): name is PipelineStage => (PIPELINE_STAGES as readonly string[]).includes(name)
+
+/**
+ * `stage=duration` pairs, comma-separated; a duration is a positive number and a unit s, m, h or d.
+ * Stages not named keep their default, so one deadline can be changed alone. Throws an Error whose
+ * one-line message says what is wrong; the configuration puts the variable's name in front of it.
+ */
+export function parseStageDeadlines(text: string): StageDeadlines {
+  const deadlines = Object.fromEntries(PIPELINE_STAGES.map((stage) => [stage, durationMs(stage, DEFAULTS[stage])]))
+  const named = new Set<string>()
+  for (const entry of text.split(',')) {
+    if (entry.trim() === '') throw new Error('has an empty entry (a stray comma?)')
+    const [name = '', duration, ...rest] = entry.split('=').map((part) => part.trim())
+    if (duration === undefined || rest.length > 0) {
+      throw new Error(`has ${JSON.stringify(entry)} where a stage=duration pair (like baseband_conversion=6h) belongs`)
+    }
+    if (!isStage(name)) {
+      throw new Error(`names an unknown stage ${JSON.stringify(name)} (stages: ${PIPELINE_STAGES.join(', ')})`)
+    }
+    if (named.has(name)) throw new Error(`names ${name} twice`)
+    named.add(name)
+    deadlines[name] = durationMs(name, duration)
+  }
+  return deadlines as Record<PipelineStage, number>
+}
+
+function durationMs(stage: PipelineStage, text: string): number {
+  const match = /^(-?\d+(?:\.\d+)?)([a-zA-Z]*)$/.exec(text)
+  if (match === null) throw new Error(`gives ${stage} ${JSON.stringify(text)}: not a number with a unit s, m, h or d`)
+  const [, amount = '', unit = ''] = match
+  if (!Object.hasOwn(UNIT_MS, unit)) {
+    throw new Error(`gives ${stage} ${JSON.stringify(text)}: the unit must be s, m, h or d`)
+  }
+  const ms = Math.round(Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS])
+  if (!(ms > 0)) throw new Error(`gives ${stage} ${JSON.stringify(text)}: a deadline must be longer than zero`)
+  if (!Number.isSafeInteger(ms)) throw new Error(`gives ${stage} ${JSON.stringify(text)}: too long`)
+  return ms
+}
+
+/** The text form of decoded deadlines (in seconds), which parses back to the same values. */
+export const formatStageDeadlines = (deadlines: StageDeadlines) =>
+  PIPELINE_STAGES.map((stage) => `${stage}=${deadlines[stage] / 1000}s`).join(',')

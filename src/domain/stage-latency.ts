@@ -1,0 +1,104 @@
+import type { Transition } from '../../schemas/history.js'
+import type { StageLatencyRow } from '../../schemas/stage-latency.js'
+import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, storedStatus, type PipelineStage, type StoredTrace } from './trace.js'
+
+/** What stage latency needs of one event of the window. */
+export interface LatencyEvent {
+  /** Event time, ms since the epoch. */
+  timestamp: number
+  /** The sites the event asked for baseband data from (see requestedSites). */
+  sites: readonly string[]
+  trace: StoredTrace | null
+  transitions: readonly Transition[]
+}
+
+interface Tally {
+  complete: number
+  incomplete: number
+  /** Seconds from the event to the key's first transition to `complete`, of keys complete now. */
+  latencies: number[]
+}
+
+/**
+ * Stage latency over a window, fed one event at a time so that a long window is never held in
+ * memory: per stage and site it keeps two counts and one number per timed key.
+ *
+ * Rows: `tsar_classification` always (site null), and the four site stages at every configured
+ * site that at least one event of the window asked for. An event counts only at the sites it asked
+ * for. A key counts in `complete` or `incomplete` by its current value (`not_required` is
+ * complete); it is timed only when it is complete now and a transition to `complete` was recorded.
+ */
+export class StageLatency {
+  private readonly tallies = new Map<string, Tally>()
+  private readonly requested = new Set<string>()
+
+  constructor(private readonly sites: readonly string[]) {}
+
+  add(event: LatencyEvent): void {
+    const completedAt = firstCompletions(event.transitions)
+    this.count(CLASSIFICATION_KEY, event, completedAt)
+    for (const site of event.sites) {
+      if (!this.sites.includes(site)) continue
+      this.requested.add(site)
+      for (const stage of STAGES) this.count(stageKey(stage, site), event, completedAt)
+    }
+  }
+
+  rows(): StageLatencyRow[] {
+    const rows = [this.row(CLASSIFICATION_STAGE, null, CLASSIFICATION_KEY)]
+    for (const stage of STAGES) {
+      for (const site of this.sites) {
+        if (this.requested.has(site)) rows.push(this.row(stage, site, stageKey(stage, site)))
+      }
+    }
+    return rows
+  }
+
+  private count(key: string, event: LatencyEvent, completedAt: ReadonlyMap<string, number>) {
+    let tally = this.tallies.get(key)
+    if (tally === undefined) this.tallies.set(key, (tally = { complete: 0, incomplete: 0, latencies: [] }))
+    if (storedStatus(event.trace, key) === 'incomplete') {
+      tally.incomplete += 1
+      return
+    }
+    tally.complete += 1
+    const at = completedAt.get(key)
+    if (at !== undefined) tally.latencies.push(at - event.timestamp / 1000)
+  }
+
+  private row(stage: PipelineStage, site: string | null, key: string): StageLatencyRow {
+    const { complete, incomplete, latencies } = this.tallies.get(key) ?? { complete: 0, incomplete: 0, latencies: [] }
+    const sorted = Float64Array.from(latencies).sort()
+    return {
+      stage,
+      site,
+      complete,
+      incomplete,
+      p50_s: nearestRank(sorted, 50),
+      p95_s: nearestRank(sorted, 95),
+      max_s: nearestRank(sorted, 100)
+    }
+  }
+}
+
+/** When each key first became `complete`, in seconds; the earliest `at` wins whatever the order given. */
+function firstCompletions(transitions: readonly Transition[]): Map<string, number> {
+  const first = new Map<string, number>()
+  for (const { key, to, at } of transitions) {
+    if (to !== 'complete') continue
+    const seen = first.get(key)
+    if (seen === undefined || at < seen) first.set(key, at)
+  }
+  return first
+}
+
+/**
+ * The nearest-rank percentile: the smallest latency with at least p% of them at or below it, so
+ * every answer is a latency that was observed. Rounded to the millisecond (event times have no
+ * finer resolution). Null with no latency.
+ */
+export function nearestRank(sorted: Float64Array, p: number): number | null {
+  if (sorted.length === 0) return null
+  const rank = Math.max(1, Math.ceil((p * sorted.length) / 100))
+  return Math.round(sorted[rank - 1]! * 1000) / 1000
+}

@@ -1,0 +1,12 @@
+// One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
+import './audit/stage-deadlines.js'
+import './audit/requested-sites.js'
+import './audit/stuck.js'
+import './audit/out-of-order.js'
+import './audit/datatrail-rules.js'
+import './audit/heartbeat-rules.js'
+import './audit/verdict.js'
+import './audit/order.js'
+import './audit/details.js'
+import './audit/records.js'
+import './audit/stage-latency.js'

@@ -1,0 +1,86 @@
+import type { AuditFinding } from '../../schemas/audit.js'
+import type { Actions } from '../../schemas/events.js'
+import { loadConfig } from '../../src/config.js'
+import { auditEvent, type AuditSettings, type EventAudit } from '../../src/domain/audit/audit-event.js'
+import type { AuditedParts } from '../../src/domain/audit/site-facts.js'
+import type { StoredDatatrail, StoredHeartbeat } from '../../src/store/port.js'
+import { STAGES, stageKey, type StoredTrace } from '../../src/domain/trace.js'
+
+export const SITES = ['chime', 'kko', 'gbo', 'hco'] as const
+export const DEADLINES = loadConfig({}).STAGE_DEADLINES
+export const T0 = Date.parse('2026-03-01T12:00:00Z')
+export const MINUTE = 60_000
+export const HOUR = 60 * MINUTE
+
+/** A trace with the given keys (short names: `tsar`, or `{stage}@{site}`); nothing else stored. */
+export function trace(values: Record<string, string>): StoredTrace {
+  const stored: StoredTrace = { event_no: 1, update_timestamp: T0 / 1000 }
+  for (const [name, value] of Object.entries(values)) {
+    const [stage, site] = name.split('@') as [string, string | undefined]
+    stored[stage === 'tsar' ? 'stages/tsar_classification' : `stages/${stage}/sites/${site}`] = value
+  }
+  return stored
+}
+
+/** Every stage of the given sites, and the classification, `complete`. */
+export function completeTrace(...sites: string[]): StoredTrace {
+  const stored = trace({ tsar: 'complete' })
+  for (const site of sites) for (const stage of STAGES) stored[stageKey(stage, site)] = 'complete'
+  return stored
+}
+
+export const member = (name: string, value: Record<string, unknown>): Pick<StoredDatatrail, 'member' | 'value'> => ({
+  member: name,
+  value
+})
+
+export const registered = (name: string, extra: Record<string, unknown> = {}) =>
+  member(name, { registered: true, should_be_at_minoc: true, larger_dataset: {}, data_path: '/data', num_files: 10, missing_files: [], ...extra })
+
+export function heartbeat(
+  id: number,
+  site: string,
+  options: { files?: number; finished?: boolean; error?: string | null } = {}
+): Pick<StoredHeartbeat, 'record'> {
+  return {
+    record: {
+      event_no: 1,
+      heartbeat_id: id,
+      site,
+      sent: { trigger_time: '2026-03-01T12:00:05Z', error: options.error ?? null },
+      received: {
+        total_data_files: options.files ?? 10,
+        dir_size_gb: 1.5,
+        finished_time: options.finished === false ? null : '2026-03-01T13:00:00Z',
+        heartbeat_sent_unix_s: T0 / 1000 + 3600
+      }
+    }
+  }
+}
+
+export interface Case {
+  want?: Actions['want']
+  trace?: StoredTrace | null
+  datatrail?: AuditedParts['datatrail']
+  heartbeats?: AuditedParts['heartbeats']
+  /** Time since the event, ms; 10 minutes unless given (before any default deadline). */
+  after?: number
+  settings?: Partial<AuditSettings>
+}
+
+export function audit(c: Case): EventAudit {
+  const parts: AuditedParts = {
+    event: { timestamp: T0, actions: { want: c.want ?? { baseband: true }, got: {} } },
+    trace: c.trace === undefined ? null : c.trace,
+    datatrail: c.datatrail ?? [],
+    heartbeats: c.heartbeats ?? []
+  }
+  return auditEvent(parts, { sites: SITES, deadlines: DEADLINES, now: T0 + (c.after ?? 10 * MINUTE), ...c.settings })
+}
+
+/** The findings of one rule, as `stage@site` (`stage` alone without a site). */
+export function found(result: EventAudit, rule: AuditFinding['rule']): string[] {
+  return result.findings
+    .filter((finding) => finding.rule === rule)
+    .map((finding) => (finding.site === null ? `${finding.stage}` : `${finding.stage}@${finding.site}`))
+}
