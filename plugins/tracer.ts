@@ -13,7 +13,7 @@ import type { CallbackRow } from '../src/store/port.js'
 import tracerWrites from './tracer-writes.js'
 
 /** Rows read from the store at a time while streaming a window: bounds the memory of one response. */
-const PAGE_SIZE = 500
+const PAGE_SIZE = 200
 
 /** The event tracer: baseband callbacks of a window, one event's status, and the trace writes. */
 const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
