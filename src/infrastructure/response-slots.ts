@@ -6,6 +6,7 @@ export class ResponseSlots {
   #taken = 0
 
   constructor(
+    /** What the slots are for, in the plural, as a refusal names them: `responses`, `live streams`. */
     readonly name: string,
     readonly limit: number
   ) {}

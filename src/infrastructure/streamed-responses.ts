@@ -57,7 +57,7 @@ interface OpenResponse {
 async function streamedResponses(fastify: FastifyInstance) {
   const { config } = fastify
   const stallMs = config.STREAM_STALL_TIMEOUT_S * 1000
-  const documents = new ResponseSlots('streamed responses', config.MAX_STREAMED_RESPONSES)
+  const documents = new ResponseSlots('responses', config.MAX_STREAMED_RESPONSES)
   const open = new Set<OpenResponse>()
   let closing = false
 
@@ -69,21 +69,12 @@ async function streamedResponses(fastify: FastifyInstance) {
     }
   })
 
-  const dropStalled = (reply: FastifyReply) => {
-    reply.log.info('ended a streamed response: its client stopped reading')
-    const socket = reply.raw.socket
-    // A reset also discards what the kernel still holds for a client that will never read it;
-    // a plain close would keep trying to deliver that first.
-    if (socket instanceof Socket) socket.resetAndDestroy()
-    else reply.raw.destroy()
-  }
-
   async function send(reply: FastifyReply, fragments: AsyncIterable<string>, options: StreamOptions = {}) {
     const slots = options.slots ?? documents
     const release = slots.take()
     if (release === null) {
       // Answered here rather than thrown: a full house is expected under load, not a failure to log with a stack.
-      reply.log.warn({ limit: slots.limit }, `refused a response: every slot for ${slots.name} is taken`)
+      reply.log.warn(`refused a response: already streaming ${slots.limit} ${slots.name}`)
       reply.header('retry-after', String(RETRY_AFTER_S))
       return sendError(
         reply,
@@ -109,20 +100,41 @@ async function streamedResponses(fastify: FastifyInstance) {
     const response: OpenResponse = { body, openEnded: options.openEnded === true }
     open.add(response)
     if (closing && response.openEnded) body.endEarly()
-    reply.raw.on('drain', () => body.progressed())
-    const done = () => {
+    whenOver(reply, body, () => {
       open.delete(response)
-      body.destroy()
       release()
-    }
-    // The response was handed to the kernel, failed, or its client left (also while the first
-    // fragment was read); or the body was destroyed (a stalled client, a source that failed).
-    finished(reply.raw, done)
-    body.once('close', done)
+    })
     return reply.send(body)
   }
 
   fastify.decorate('streamedResponses', { documents, send })
+}
+
+function dropStalled(reply: FastifyReply) {
+  reply.log.info('ended a streamed response: its client stopped reading')
+  const socket = reply.raw.socket
+  // A reset also discards what the kernel still holds for a client that will never read it;
+  // a plain close would keep trying to deliver that first.
+  if (socket instanceof Socket) socket.resetAndDestroy()
+  else reply.raw.destroy()
+}
+
+/**
+ * Calls `over` once, when the response was handed to the kernel, failed, or its client left (also
+ * while the first fragment was read), or when the body was destroyed (a stalled client, a source
+ * that failed); the body is destroyed then too. Until then, each drain of the socket is progress.
+ */
+function whenOver(reply: FastifyReply, body: PulledBody, over: () => void) {
+  let done = false
+  const end = () => {
+    if (done) return
+    done = true
+    body.destroy()
+    over()
+  }
+  reply.raw.on('drain', () => body.progressed())
+  finished(reply.raw, end)
+  body.once('close', end)
 }
 
 export default fp(streamedResponses, { name: 'streamed-responses', fastify: '5.x', decorators: { fastify: ['config'] } })

@@ -16,7 +16,9 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     REFRESH_TOKEN_TTL: 2_592_000,
     MAX_WINDOW_DAYS: 366,
     LOG_LEVEL: 'info',
-    AUTH_RATE_LIMIT: 10
+    AUTH_RATE_LIMIT: 10,
+    MAX_STREAMED_RESPONSES: 32,
+    STREAM_STALL_TIMEOUT_S: 30
   })
   t.strictSame(config.TRACER_SITES, ['chime', 'kko', 'gbo', 'hco'])
   t.equal(config.JWT_SECRET, undefined)
@@ -40,6 +42,8 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ TRACER_SITES: 'chime,chime' }, /^Invalid configuration: TRACER_SITES lists a site twice/],
     [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
     [{ MAX_WINDOW_DAYS: '1.5' }, /^Invalid configuration: MAX_WINDOW_DAYS /],
+    [{ MAX_STREAMED_RESPONSES: '0' }, /^Invalid configuration: MAX_STREAMED_RESPONSES .*"0"/],
+    [{ STREAM_STALL_TIMEOUT_S: 'soon' }, /^Invalid configuration: STREAM_STALL_TIMEOUT_S .*"soon"/],
     [{ TRACER_STORE: 'mongodb' }, /^Invalid configuration: MONGODB_URL is required/],
     [{ MONGODB_URL: 'http://db' }, /^Invalid configuration: MONGODB_URL /]
   ]

@@ -42,7 +42,7 @@ t.test('beyond MAX_STREAMED_RESPONSES: 503 with Retry-After in the envelope; the
   t.equal(refused.headers['retry-after'], '2')
   t.match(refused.headers['content-type'], /^application\/json/)
   t.strictSame(refused.json(), {
-    reasons: ['This instance is already streaming 1 streamed responses, the most it serves at once; try again shortly.'],
+    reasons: ['This instance is already streaming 1 responses, the most it serves at once; try again shortly.'],
     exception: 'ServiceUnavailable'
   })
 
