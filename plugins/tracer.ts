@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { Readable } from 'node:stream'
 import { errorResponses, EventNoPathSchema, ref, tokenSecurity } from '../schemas/common.js'
 import { eventStatusSchema } from '../schemas/event-status.js'
 import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
@@ -9,15 +8,16 @@ import { compileEventStatus } from '../src/domain/event-status.js'
 import { requiredWindow, toIsoUtc } from '../src/domain/time-window.js'
 import { traceKeys, traceOutput } from '../src/domain/trace.js'
 import { notFound } from '../src/errors.js'
+import { jsonArray } from '../src/infrastructure/json-fragments.js'
 import type { CallbackRow } from '../src/store/port.js'
 import tracerWrites from './tracer-writes.js'
 
-/** Rows read from the store at a time while streaming a window: bounds the memory of one request. */
-const PAGE_SIZE = 500
+/** Rows read from the store at a time while streaming a window: bounds the memory of one response. */
+const PAGE_SIZE = 200
 
 /** The event tracer: baseband callbacks of a window, one event's status, and the trace writes. */
 const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, config } = fastify
+  const { store, config, streamedResponses } = fastify
   const sites = config.TRACER_SITES
   const keys = traceKeys(sites)
   fastify.addHook('onRequest', fastify.authenticate)
@@ -51,13 +51,11 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async (request, reply) => {
       const window = requiredWindow(request.query, config.MAX_WINDOW_DAYS)
-      const pages = store.basebandCallbacks(window, PAGE_SIZE)[Symbol.asyncIterator]()
-      // The first page is read before answering, so an unavailable store is still a clean 503.
-      const first = await pages.next()
       const serialize = reply.compileSerializationSchema(elementSchema) as (element: unknown) => string
-      const body = Readable.from(jsonArray(first, pages, (row) => serialize(callback(row))))
-      // Fastify sends a stream as it is; the 200 schema documents what the stream contains.
-      return reply.type('application/json; charset=utf-8').send(body as never)
+      const pages = store.basebandCallbacks(window, PAGE_SIZE)
+      // The 200 schema documents what the stream contains; the elements are serialised by it one by one.
+      reply.type('application/json; charset=utf-8')
+      return streamedResponses.send(reply, jsonArray(pages, (row) => serialize(callback(row))))
     }
   )
 
@@ -86,22 +84,6 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
   )
 
   await fastify.register(tracerWrites)
-}
-
-/** `[`, the elements of every page separated by commas, `]`: one page in memory at a time. */
-async function* jsonArray<T>(
-  first: IteratorResult<T[]>,
-  pages: AsyncIterator<T[]>,
-  toJson: (element: T) => string
-): AsyncGenerator<string> {
-  yield '['
-  let separator = ''
-  for (let page = first; page.done !== true; page = await pages.next()) {
-    if (page.value.length === 0) continue
-    yield separator + page.value.map(toJson).join(',')
-    separator = ','
-  }
-  yield ']'
 }
 
 export default tracer

@@ -15,6 +15,7 @@ import draining from './infrastructure/draining.js'
 import errors from './infrastructure/errors.js'
 import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
+import streamedResponses from './infrastructure/streamed-responses.js'
 import metrics, { measuredStore } from './infrastructure/metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
@@ -90,6 +91,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
   await fastify.register(security)
   await fastify.register(docs)
   await fastify.register(authentication)
+  await fastify.register(streamedResponses)
 
   await fastify.register(serviceRoutes)
   await fastify.register(authRoutes, { prefix: '/auth' })

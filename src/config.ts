@@ -61,6 +61,18 @@ export const ConfigSchema = Type.Object({
   )
     .Decode(parseStageDeadlines)
     .Encode(formatStageDeadlines),
+  MAX_STREAMED_RESPONSES: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 32,
+    description: 'Streamed responses (baseband callbacks) in flight at once per process; 503 beyond.'
+  }),
+  STREAM_STALL_TIMEOUT_S: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 30,
+    description: 'Seconds a streamed response waits for a client that takes none of its bytes before ending it.'
+  }),
   TRACER_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, maxLength: 256, sensitive: true })),
   AUTH_RATE_LIMIT: Type.Integer({
     minimum: 1,

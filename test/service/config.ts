@@ -23,7 +23,9 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     REQUEST_TIMEOUT_MS: 30_000,
     KEEP_ALIVE_TIMEOUT_MS: 72_000,
     BEHIND_TLS: false,
-    METRICS_REQUIRE_TOKEN: false
+    METRICS_REQUIRE_TOKEN: false,
+    MAX_STREAMED_RESPONSES: 32,
+    STREAM_STALL_TIMEOUT_S: 30
   })
   t.strictSame(config.TRACER_SITES, ['chime', 'kko', 'gbo', 'hco'])
   t.equal(config.JWT_SECRET, undefined)
@@ -52,6 +54,8 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ TRACER_SITES: 'chime,chime' }, /^Invalid configuration: TRACER_SITES lists a site twice/],
     [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
     [{ MAX_WINDOW_DAYS: '1.5' }, /^Invalid configuration: MAX_WINDOW_DAYS /],
+    [{ MAX_STREAMED_RESPONSES: '0' }, /^Invalid configuration: MAX_STREAMED_RESPONSES .*"0"/],
+    [{ STREAM_STALL_TIMEOUT_S: 'soon' }, /^Invalid configuration: STREAM_STALL_TIMEOUT_S .*"soon"/],
     [{ TRACER_STORE: 'mongodb' }, /^Invalid configuration: MONGODB_URL is required/],
     [{ MONGODB_URL: 'http://db' }, /^Invalid configuration: MONGODB_URL /],
     [{ BEHIND_TLS: 'yes' }, /^Invalid configuration: BEHIND_TLS .*"yes".*true or false/],

@@ -1,0 +1,143 @@
+import { Readable } from 'node:stream'
+import { setImmediate as nextTurn } from 'node:timers/promises'
+
+/**
+ * The largest chunk handed to the socket, and the most this stream queues ahead of it: with the
+ * socket's own 16 KiB buffer, a client that stops reading pins about 32 KiB of text, not pages.
+ */
+export const CHUNK_BYTES = 16 * 1024
+
+export interface PulledBodyOptions {
+  /** How long the client may take nothing while the body waits for it. */
+  stallMs: number
+  /** Called once the client has taken nothing for stallMs; it should end the response. */
+  onStall: () => void
+  /**
+   * Each fragment is sent as soon as the source gives it (an event stream, whose next fragment may
+   * be minutes away), instead of being gathered with the next ones into chunks.
+   */
+  prompt?: boolean
+}
+
+/**
+ * A response body in bytes that asks its source for more text only when the socket has taken what
+ * was sent before: `_read` is the socket's demand, so nothing is produced for a client that does
+ * not read. Fragments are joined into chunks of at most CHUNK_BYTES, one chunk per turn of the
+ * event loop, so other responses and /health get their turn in between.
+ */
+export class PulledBody extends Readable {
+  readonly #source: AsyncIterator<string>
+  #pending: Buffer
+  #exhausted: boolean
+  #pulling = false
+  /** The end of the body is queued: nothing may be pushed after it. */
+  #eof = false
+  #stallTimer: NodeJS.Timeout
+  readonly #onStall: () => void
+  readonly #gatherBytes: number
+
+  /** `first` is the source's first result, read before the status was sent. */
+  constructor(source: AsyncIterator<string>, first: IteratorResult<string>, { stallMs, onStall, prompt }: PulledBodyOptions) {
+    // Not destroyed at its end: the last chunks may still wait in the socket, and the stall clock
+    // must keep running for them until the response closes (whoever sends it destroys the body then).
+    super({ highWaterMark: CHUNK_BYTES, autoDestroy: false })
+    this.#source = source
+    this.#exhausted = first.done === true
+    this.#pending = Buffer.from(first.done === true ? '' : first.value)
+    this.#onStall = onStall
+    this.#gatherBytes = prompt === true ? 1 : CHUNK_BYTES
+    this.#stallTimer = setTimeout(() => this.#checkStall(), stallMs).unref()
+  }
+
+  /** The client took bytes (the socket drained): its stall clock starts again. */
+  progressed() {
+    if (!this.destroyed) this.#stallTimer.refresh()
+  }
+
+  /** From now on, a client that takes nothing for `stallMs` is dropped (shorter while the server closes). */
+  stallAfter(stallMs: number) {
+    clearTimeout(this.#stallTimer)
+    this.#stallTimer = setTimeout(() => this.#checkStall(), stallMs).unref()
+  }
+
+  /**
+   * Ends the body after what is already queued, without waiting for the source: an event stream
+   * that is waiting for its next event ends now.
+   */
+  endEarly() {
+    this.#exhausted = true
+    this.#pending = Buffer.alloc(0)
+    this.#closeSource()
+    this.#end()
+  }
+
+  override _read() {
+    this.progressed()
+    if (!this.#pulling) void this.#produce()
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void) {
+    clearTimeout(this.#stallTimer)
+    this.#exhausted = true
+    this.#closeSource()
+    callback(error)
+  }
+
+  async #produce() {
+    this.#pulling = true
+    try {
+      for (;;) {
+        if (this.#pending.length === 0) {
+          if (this.#exhausted) return this.#end()
+          this.#pending = await this.#nextText()
+          if (this.destroyed || this.#eof) return
+          // Time spent waiting for the source (a quiet event stream) is not the client's.
+          this.progressed()
+          continue
+        }
+        const chunk = this.#pending.subarray(0, CHUNK_BYTES)
+        this.#pending = this.#pending.subarray(chunk.length)
+        if (!this.push(chunk)) return
+        await nextTurn()
+        if (this.destroyed || this.#eof) return
+      }
+    } catch (error) {
+      this.destroy(error as Error)
+    } finally {
+      this.#pulling = false
+    }
+  }
+
+  /** Fragments joined up to about CHUNK_BYTES (one fragment when prompt); empty once the source is done. */
+  async #nextText(): Promise<Buffer> {
+    let text = ''
+    while (text.length < this.#gatherBytes && !this.#exhausted) {
+      const next = await this.#source.next()
+      if (next.done === true) this.#exhausted = true
+      else text += next.value
+    }
+    return Buffer.from(text)
+  }
+
+  #end() {
+    if (this.#eof || this.destroyed) return
+    this.#eof = true
+    this.push(null)
+  }
+
+  #checkStall() {
+    if (this.destroyed) return
+    // Waiting for the source, not for the client: a quiet stream is not a stalled one.
+    if (this.#pulling) return this.progressed()
+    this.#onStall()
+  }
+
+  /** Lets a generator run its `finally` (a cursor closes); it runs once any pending read settles. */
+  #closeSource() {
+    try {
+      void this.#source.return?.()?.catch(() => {})
+    } catch {
+      // a source that cannot be closed early has nothing to release
+    }
+  }
+}
