@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { SqliteStore } from '../src/store/sqlite/store.js'
+import { loadConfig } from '../src/config.js'
+import { openSqliteStore } from '../src/store/sqlite/store.js'
 import { runCli } from './processes.js'
 import { DATA_DIR } from './paths.js'
 
@@ -74,11 +75,11 @@ const sameSpec = (a: SeedSpec, b: SeedSpec) => a.events === b.events && a.days =
 
 /** The first and last event times, through the store's own port (two index probes). */
 async function eventRange(path: string): Promise<{ oldest: number; newest: number }> {
-  const store = SqliteStore.open(path)
+  const store = openSqliteStore(path, loadConfig({}).TRACER_SITES)
   try {
     const window = { start: 0, end: Number.MAX_SAFE_INTEGER }
-    const [first] = await store.listEvents({ window, order: 'asc', limit: 1 })
-    const [last] = await store.listEvents({ window, order: 'desc', limit: 1 })
+    const [first] = await store.events.page({ window, order: 'asc', limit: 1 })
+    const [last] = await store.events.page({ window, order: 'desc', limit: 1 })
     if (first === undefined || last === undefined) throw new Error(`${path} holds no events`)
     return { oldest: first.timestamp, newest: last.timestamp }
   } finally {

@@ -25,7 +25,7 @@ export async function prepareBench(spec: SeedSpec = BENCH_STORE): Promise<Bench>
   const user = await ensureWriter(store.path)
   const secret = randomBytes(48).toString('base64url')
   // The service's own default sites: the bench starts it without TRACER_SITES.
-  const sites = loadConfig({}).TRACER_SITES
+  const sites = [...loadConfig({}).TRACER_SITES.names]
   return {
     store,
     user,

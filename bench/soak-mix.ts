@@ -1,5 +1,5 @@
 import type autocannon from 'autocannon'
-import { CLASSIFICATION_STAGE, STAGES, STATUSES } from '../src/domain/trace.js'
+import { CLASSIFICATION_STAGE, STAGES, STATUSES } from '../src/vocabulary.js'
 import { percentile } from './load.js'
 import { randomWindow } from './scenarios.js'
 

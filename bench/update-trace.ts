@@ -1,7 +1,8 @@
 import type autocannon from 'autocannon'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { CLASSIFICATION_STAGE, keyForUpdate, STAGES } from '../src/domain/trace.js'
-import { SqliteStore } from '../src/store/sqlite/store.js'
+import { CLASSIFICATION_STAGE, STAGES, traceKey } from '../src/vocabulary.js'
+import { loadConfig } from '../src/config.js'
+import { openSqliteStore } from '../src/store/sqlite/store.js'
 
 /** Far above any seeded event_no, so every write creates and fills a trace no other scenario reads. */
 const FIRST_EVENT_NO = 100_000_001
@@ -44,7 +45,7 @@ export class UpdateTraceWrites {
     this.pairs = [
       { stage: CLASSIFICATION_STAGE, site: sites[0]! },
       ...STAGES.flatMap((stage) => sites.map((site) => ({ stage, site })))
-    ].map((pair) => ({ ...pair, key: keyForUpdate(pair.stage as (typeof STAGES)[number], pair.site) }))
+    ].map((pair) => ({ ...pair, key: traceKey(pair.stage as (typeof STAGES)[number], pair.site) }))
     // Beside the store, so a store made anew elsewhere starts its own count.
     this.statePath = `${storePath}.update-trace-next.json`
   }
@@ -80,12 +81,12 @@ export class UpdateTraceWrites {
 
   private async check(acknowledged: Write[], sent: number): Promise<WriteCheck> {
     if (sent > EVENTS_PER_RUN * this.pairs.length) throw new Error('update-trace ran out of reserved event numbers')
-    const store = SqliteStore.open(this.storePath)
+    const store = openSqliteStore(this.storePath, loadConfig({}).TRACER_SITES)
     try {
       let lost = 0
       const traces = new Map<number, Record<string, unknown> | null>()
       for (const { eventNo, key } of acknowledged) {
-        if (!traces.has(eventNo)) traces.set(eventNo, await store.findTrace(eventNo))
+        if (!traces.has(eventNo)) traces.set(eventNo, await store.traces.find(eventNo))
         if (traces.get(eventNo)?.[key] !== 'complete') lost += 1
       }
       return { acknowledged: acknowledged.length, lost }

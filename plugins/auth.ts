@@ -12,7 +12,7 @@ import { tokenOf } from '../src/auth/authorization-header.js'
 import { verifyPassword } from '../src/auth/passwords.js'
 import { authLimits } from '../src/auth/rate-limits.js'
 import { hashRefreshToken, newRefreshToken, refreshTokenMatches } from '../src/auth/refresh-tokens.js'
-import { authenticationFailed, authorizationAbsent } from '../src/errors.js'
+import { authenticationFailed, authorizationAbsent } from '../src/app-error.js'
 
 const WRONG_CREDENTIALS = 'Invalid username or password.'
 const WRONG_REFRESH_TOKEN = 'The refresh token is not valid for this user.'
@@ -53,13 +53,13 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         await limits.failed(request)
         return authenticationFailed(WRONG_CREDENTIALS)
       }
-      const user = await store.findUser(body.username)
-      const passwordMatches = await verifyPassword(body.password, user?.passwordHash)
+      const user = await store.users.find(body.username)
+      const passwordMatches = await verifyPassword(body.password, user?.password_hash)
       if (user === null || !passwordMatches) throw await refused()
       const refresh_token = newRefreshToken()
       const expiresAt = Date.now() + config.REFRESH_TOKEN_TTL * 1000
       // The user may have been removed while the password was being checked.
-      if (!(await store.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
+      if (!(await store.users.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
         throw await refused()
       }
       return { access_token: tokens.issue(user.name), refresh_token }
@@ -111,12 +111,12 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request) => {
-      const user = await store.findUser(request.user.user_id)
+      const user = await store.users.find(request.user.user_id)
       const current =
         user !== null &&
-        user.refreshTokenHash !== null &&
-        (user.refreshTokenExpiresAt ?? 0) > Date.now() &&
-        refreshTokenMatches(request.body.refresh_token, user.refreshTokenHash)
+        user.refresh_token_hash !== null &&
+        (user.refresh_token_expires_at ?? 0) > Date.now() &&
+        refreshTokenMatches(request.body.refresh_token, user.refresh_token_hash)
       if (!current) throw authenticationFailed(WRONG_REFRESH_TOKEN)
       return { access_token: tokens.issue(request.user.user_id) }
     }

@@ -1,16 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import sjson from 'secure-json-parse'
-import { errorResponses, EventNoPathSchema, ref, tokenSecurity } from '../schemas/common.js'
+import { errorResponses, EventNoPathSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventInputSchema, eventPageSchema, EventQuerySchema, eventSchema, UpsertResultSchema } from '../schemas/events.js'
 import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
-import { eventOutput, toStoredEvent } from '../src/domain/events.js'
-import { optionalWindow } from '../src/domain/time-window.js'
-import { badRequest, notFound } from '../src/errors.js'
-import type { EventListQuery } from '../src/store/port.js'
-
-const DAY_MS = 86_400_000
+import { eventOutput, toEventRecord } from '../src/domain/events.js'
+import type { EventPageQuery } from '../src/domain/records.js'
+import { DAY_MS, optionalWindow } from '../src/domain/time-window.js'
+import { badRequest, notFound } from '../src/app-error.js'
+import { fromRequest } from '../src/infrastructure/request-input.js'
 
 /** The event list: keyset pages, one event, and batch upserts (JSON array or NDJSON). */
 const events: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -33,15 +32,12 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
     done(null, records)
   })
 
-  // A fresh object per route: shared ones would become YAML aliases in openapi.yaml.
-  const common = () => ({ tags: ['events'], security: tokenSecurity() })
-
   fastify.get(
     '/',
     {
       prefixTrailingSlash: 'no-slash',
       schema: {
-        ...common(),
+        ...tokenRoute('events'),
         operationId: 'listEvents',
         summary: 'Events of a window, newest first by default, in keyset pages',
         description: 'A page costs the same at any depth. Follow `next_cursor` until it is null.',
@@ -51,10 +47,10 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async ({ query }) => {
       const limit = query.limit ?? 100
-      const listQuery: EventListQuery =
+      const pageQuery: EventPageQuery =
         query.cursor === undefined
           ? {
-              window: optionalWindow(query, config.MAX_WINDOW_DAYS),
+              window: fromRequest(['query'], () => optionalWindow(query, config.MAX_WINDOW_DAYS)),
               order: query.order ?? 'desc',
               limit,
               minSnr: query.min_snr,
@@ -62,13 +58,13 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
               knownSourceName: query.known_source_name,
               basebandRequested: query.baseband_requested
             }
-          : decodeCursor(query.cursor, limit, config.MAX_WINDOW_DAYS * DAY_MS)
+          : fromRequest(['query'], () => decodeCursor(query.cursor!, limit, config.MAX_WINDOW_DAYS * DAY_MS))
       // One row more than asked tells whether another page follows.
-      const rows = await store.listEvents({ ...listQuery, limit: limit + 1 })
+      const rows = await store.events.page({ ...pageQuery, limit: limit + 1 })
       const page = rows.slice(0, limit)
       return {
         events: page.map((event) => eventOutput(event, sites)),
-        next_cursor: rows.length > limit ? encodeCursor(listQuery, page[page.length - 1]!) : null
+        next_cursor: rows.length > limit ? encodeCursor(pageQuery, page[page.length - 1]!) : null
       }
     }
   )
@@ -77,7 +73,7 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
     '/:event_no',
     {
       schema: {
-        ...common(),
+        ...tokenRoute('events'),
         operationId: 'getEvent',
         summary: 'One event',
         description: 'The event as stored: `dm` is null and `tsar_classification` is `unclassified` when unknown.',
@@ -86,8 +82,8 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async ({ params }) => {
-      const eventNo = eventNoFromPath(params.event_no)
-      const event = await store.findEvent(eventNo)
+      const eventNo = fromRequest(['path'], () => eventNoFromPath(params.event_no))
+      const event = await store.events.find(eventNo)
       if (event === null) throw notFound(`No event ${eventNo}.`)
       return eventOutput(event, sites)
     }
@@ -99,7 +95,7 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
       prefixTrailingSlash: 'no-slash',
       onRequest: fastify.requireRole('writer'),
       schema: {
-        ...common(),
+        ...tokenRoute('events'),
         operationId: 'upsertEvents',
         summary: 'Insert or replace up to 1000 events in one transaction',
         description:
@@ -116,8 +112,8 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async ({ body }) => {
       const now = Date.now() / 1000
-      const stored = body.map((input, index) => toStoredEvent(input, sites, now, index))
-      return { upserted: await store.upsertEvents(stored) }
+      const records = body.map((input, index) => fromRequest(['body', index], () => toEventRecord(input, sites, now)))
+      return { upserted: await store.events.upsert(records) }
     }
   )
 }

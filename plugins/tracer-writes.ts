@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, ref, StatusTrueSchema, tokenSecurity } from '../schemas/common.js'
+import { errorResponses, ref, StatusTrueSchema, tokenRoute } from '../schemas/common.js'
 import { DatatrailMemberSchema, datatrailParamsSchema } from '../schemas/datatrail.js'
 import { heartbeatBatchSchema } from '../schemas/heartbeats.js'
 import { createTraceRequestSchema, updateTraceRequestSchema } from '../schemas/trace.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
-import { CLASSIFICATION_STAGE, initialTrace, keyForUpdate, traceKeys } from '../src/domain/trace.js'
-import { badRequest } from '../src/errors.js'
+import { updatedKey } from '../src/domain/trace.js'
+import { fromRequest } from '../src/infrastructure/request-input.js'
+import { CLASSIFICATION_STAGE } from '../src/vocabulary.js'
 
 const nowSeconds = () => Date.now() / 1000
 
@@ -16,19 +17,16 @@ const nowSeconds = () => Date.now() / 1000
 const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config } = fastify
   const sites = config.TRACER_SITES
-  const initial = initialTrace(traceKeys(sites))
   fastify.addHook('onRequest', fastify.requireRole('writer'))
 
   const ok = ref(StatusTrueSchema, { description: 'Stored; it survives a crash of the server.' })
   const writeErrors = errorResponses(400, 401, 403, 413, 415, 503)
-  // A fresh object per route: shared ones would become YAML aliases in openapi.yaml.
-  const common = () => ({ tags: ['tracer'], security: tokenSecurity() })
 
   fastify.post(
     '/create-trace',
     {
       schema: {
-        ...common(),
+        ...tokenRoute('tracer'),
         operationId: 'createTrace',
         summary: 'Create the trace of an event with every stage incomplete; harmless when it exists',
         description: 'Every stage of every configured site starts `incomplete`; a trace that exists is left as it is. `site` must be a configured site and has no other effect.',
@@ -37,7 +35,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async ({ body }) => {
-      await store.createTrace(body.event, initial, nowSeconds())
+      await store.traces.create(body.event, nowSeconds())
       return { status: true as const }
     }
   )
@@ -46,7 +44,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
     '/update-trace',
     {
       schema: {
-        ...common(),
+        ...tokenRoute('tracer'),
         operationId: 'updateTrace',
         summary: 'Set the status of one stage at one site, creating the trace when missing',
         description: `Atomic: concurrent updates of different keys never lose one. Stage ${CLASSIFICATION_STAGE} has no site.`,
@@ -55,10 +53,8 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async ({ body }) => {
-      if (body.stage !== CLASSIFICATION_STAGE && !sites.includes(body.site)) {
-        throw badRequest(`body.site must be one of ${sites.join(', ')}`)
-      }
-      await store.setTraceStatus(body.event, keyForUpdate(body.stage, body.site), body.status, initial, nowSeconds())
+      const key = fromRequest(['body'], () => updatedKey(body.stage, body.site, sites))
+      await store.traces.setStatus(body.event, key, body.status, nowSeconds())
       return { status: true as const }
     }
   )
@@ -67,7 +63,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
     '/datatrail/:event_no/:member',
     {
       schema: {
-        ...common(),
+        ...tokenRoute('tracer'),
         operationId: 'putDatatrail',
         summary: 'Replace one datatrail member of an event (the event need not exist yet)',
         description: 'The body is the member with all six fields; it replaces what was stored for that member of the event.',
@@ -77,9 +73,8 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async ({ params, body }) => {
-      await store.putDatatrail([
-        { event_no: eventNoFromPath(params.event_no), member: params.member, value: body, update_timestamp: nowSeconds() }
-      ])
+      const event_no = fromRequest(['path'], () => eventNoFromPath(params.event_no))
+      await store.datatrail.put([{ event_no, member: params.member, value: body, update_timestamp: nowSeconds() }])
       return { status: true as const }
     }
   )
@@ -88,7 +83,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
     '/heartbeats',
     {
       schema: {
-        ...common(),
+        ...tokenRoute('tracer'),
         operationId: 'addHeartbeats',
         summary: 'Store heartbeat records; a heartbeat_id already stored is left as it is',
         description: 'A JSON array of 1 to 1000 heartbeat records, each naming its event. Repeating a heartbeat_id is a harmless no-op, so a sender may retry a whole batch.',
@@ -97,7 +92,7 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async ({ body }) => {
-      await store.addHeartbeats(body, nowSeconds())
+      await store.heartbeats.add(body, nowSeconds())
       return { status: true as const }
     }
   )

@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, EventNoPathSchema, ref, tokenSecurity } from '../schemas/common.js'
+import { errorResponses, EventNoPathSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventStatusSchema } from '../schemas/event-status.js'
 import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
 import { compileEventStatus } from '../src/domain/event-status.js'
 import { requiredWindow, toIsoUtc } from '../src/domain/time-window.js'
-import { traceKeys, traceOutput } from '../src/domain/trace.js'
-import { notFound } from '../src/errors.js'
+import { traceOutput } from '../src/domain/trace.js'
+import { notFound } from '../src/app-error.js'
+import type { CallbackRow } from '../src/domain/records.js'
 import { jsonArray } from '../src/infrastructure/json-fragments.js'
-import type { CallbackRow } from '../src/store/port.js'
+import { fromRequest } from '../src/infrastructure/request-input.js'
+import { keysetPages } from '../src/store/pages.js'
 import tracerWrites from './tracer-writes.js'
 
 /** Rows read from the store at a time while streaming a window: bounds the memory of one response. */
@@ -19,7 +21,6 @@ const PAGE_SIZE = 200
 const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config, streamedResponses } = fastify
   const sites = config.TRACER_SITES
-  const keys = traceKeys(sites)
   fastify.addHook('onRequest', fastify.authenticate)
 
   const callback = ({ event, trace }: CallbackRow) => ({
@@ -27,7 +28,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
     snr: event.snr,
     known_source_name: event.known_source_name,
     timestamp_utc: toIsoUtc(event.timestamp),
-    ...(trace === null ? {} : { trace: traceOutput(event.event_no, trace, keys) })
+    ...(trace === null ? {} : { trace: traceOutput(event.event_no, trace, sites) })
   })
   const elementSchema = ref(basebandCallbackSchema(sites))
 
@@ -35,13 +36,12 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
     '/baseband-callbacks',
     {
       schema: {
-        tags: ['tracer'],
+        ...tokenRoute('tracer'),
         operationId: 'listBasebandCallbacks',
         summary: 'Events of a window that should have triggered a baseband callback, with their traces',
         description:
           'Events with `start_time_utc <= time < end_time_utc` whose actions ask for baseband data at any site, ' +
           'ascending by event time then event_no. `trace` is omitted when none is stored. The array is streamed.',
-        security: tokenSecurity(),
         querystring: CallbackQuerySchema,
         response: {
           200: Type.Array(elementSchema, { description: 'The events, oldest first.' }),
@@ -50,9 +50,9 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request, reply) => {
-      const window = requiredWindow(request.query, config.MAX_WINDOW_DAYS)
+      const window = fromRequest(['query'], () => requiredWindow(request.query, config.MAX_WINDOW_DAYS))
       const serialize = reply.compileSerializationSchema(elementSchema) as (element: unknown) => string
-      const pages = store.basebandCallbacks(window, PAGE_SIZE)
+      const pages = keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.event, PAGE_SIZE)
       // The 200 schema documents what the stream contains; the elements are serialised by it one by one.
       reply.type('application/json; charset=utf-8')
       return streamedResponses.send(reply, jsonArray(pages, (row) => serialize(callback(row))))
@@ -63,11 +63,10 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
     '/event-status/:event_no',
     {
       schema: {
-        tags: ['tracer'],
+        ...tokenRoute('tracer'),
         operationId: 'getEventStatus',
         summary: 'One event’s full status: actions, classification, datatrail, trace and heartbeats',
         description: 'All seven fields are present even when only some parts are stored; 404 when nothing at all is known of the event.',
-        security: tokenSecurity(),
         params: Type.Object({ event_no: EventNoPathSchema }),
         response: {
           200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.' }),
@@ -76,8 +75,8 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request) => {
-      const event_no = eventNoFromPath(request.params.event_no)
-      const status = compileEventStatus(event_no, await store.eventParts(event_no), sites)
+      const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
+      const status = compileEventStatus(event_no, await store.views.eventParts(event_no), sites)
       if (status === null) throw notFound(`No event, trace, datatrail or heartbeat is known for event ${event_no}.`)
       return status
     }

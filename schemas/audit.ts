@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { AUDIT_RULES, SEVERITIES, VERDICTS } from '../src/domain/audit/rules.js'
-import { PIPELINE_STAGES } from '../src/domain/trace.js'
+import { AUDIT_RULES, PIPELINE_STAGES, SEVERITIES, VERDICTS, type Sites } from '../src/vocabulary.js'
 import { EventNoSchema, ref, StringEnum } from './common.js'
 import { CallbackQuerySchema } from './trace.js'
 
@@ -32,10 +31,10 @@ export const PipelineStageSchema = StringEnum(PIPELINE_STAGES, {
   description: 'A stage, in pipeline order: `tsar_classification` (no site), then the four stages of each site.'
 })
 
-const siteOrNull = (sites: readonly string[], description: string) =>
-  Type.Union([StringEnum(sites), Type.Null()], { description })
+const siteOrNull = (sites: Sites, description: string) =>
+  Type.Union([StringEnum(sites.names), Type.Null()], { description })
 
-export const auditFindingSchema = (sites: readonly string[]) =>
+export const auditFindingSchema = (sites: Sites) =>
   Type.Object(
     {
       rule: ref(AuditRuleSchema),
@@ -48,14 +47,14 @@ export const auditFindingSchema = (sites: readonly string[]) =>
   )
 export type AuditFinding = Static<ReturnType<typeof auditFindingSchema>>
 
-export const auditedEventSchema = (sites: readonly string[]) =>
+export const auditedEventSchema = (sites: Sites) =>
   Type.Object(
     {
       event_no: EventNoSchema,
       timestamp_utc: Type.String({ format: 'date-time', description: 'Event time, ISO 8601 UTC.' }),
       snr: Type.Number({ description: 'Signal-to-noise ratio.' }),
       known_source_name: Type.String({ description: 'Known source, or the real-time pipeline category.' }),
-      sites: Type.Array(StringEnum(sites), {
+      sites: Type.Array(StringEnum(sites.names), {
         description: 'Sites the event asked for baseband data from, in configured order: only these are audited.'
       }),
       verdict: ref(AuditVerdictSchema),
@@ -90,7 +89,7 @@ export const ReportWindowSchema = Type.Object(
 )
 export type ReportWindow = Static<typeof ReportWindowSchema>
 
-export const auditReportSchema = (sites: readonly string[]) =>
+export const auditReportSchema = (sites: Sites) =>
   Type.Object(
     {
       window: ref(ReportWindowSchema),
@@ -103,9 +102,9 @@ export const auditReportSchema = (sites: readonly string[]) =>
     { $id: 'AuditReport', additionalProperties: false, description: 'The audit of a window.' }
   )
 
-export const auditQuerySchema = (sites: readonly string[]) =>
+export const auditQuerySchema = (sites: Sites) =>
   Type.Object({
     ...CallbackQuerySchema.properties,
     verdict: Type.Optional(StringEnum(VERDICTS, { description: 'Only events with this verdict (the summary still counts all).' })),
-    site: Type.Optional(StringEnum(sites, { description: 'Only events that asked for baseband data from this site.' }))
+    site: Type.Optional(StringEnum(sites.names, { description: 'Only events that asked for baseband data from this site.' }))
   })

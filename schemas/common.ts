@@ -69,6 +69,12 @@ export function errorResponses<const S extends readonly (keyof typeof errorDescr
   ) as { [K in S[number]]: ReturnType<typeof ref<typeof ErrorEnvelopeSchema>> }
 }
 
+/** The time forms of windows and event times, as parseUtcTime reads them. */
+export const TIME_FORMAT_DESCRIPTION =
+  'UTC date `YYYY-MM-DD` (midnight), or ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]]` (a space may ' +
+  'replace the `T`, as Python writes it) with `Z`, a `±HH:MM` offset (hours 00-23, minutes 00-59), or no ' +
+  'zone (UTC). Fractions beyond milliseconds are dropped.'
+
 export const EventNoSchema = Type.Integer({
   minimum: 0,
   maximum: Number.MAX_SAFE_INTEGER,
@@ -91,6 +97,9 @@ export const StatusTrueSchema = Type.Object(
 
 /** The security requirement of routes that need an access token (a fresh array: no YAML aliases). */
 export const tokenSecurity = () => [{ accessToken: [] }]
+
+/** What every route of a group that needs a token documents alike (fresh objects: no YAML aliases). */
+export const tokenRoute = (tag: string) => ({ tags: [tag], security: tokenSecurity() })
 
 /** The security requirement of routes anyone may call: none, said explicitly. */
 export const noSecurity = (): [] => []

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { dataProducts } from '../src/domain/sites.js'
+import type { Sites } from '../src/vocabulary.js'
 import { EventNoPathSchema, ref, StringEnum } from './common.js'
 
 export const LargerDatasetSchema = Type.Object(
@@ -26,15 +26,15 @@ export const DatatrailMemberSchema = Type.Object(
 export type DatatrailMember = Static<typeof DatatrailMemberSchema>
 
 /** Every data product of the configured sites, each with all six fields. */
-export const datatrailSchema = (sites: readonly string[]) =>
-  Type.Object(Object.fromEntries(dataProducts(sites).map((member) => [member, ref(DatatrailMemberSchema)])), {
+export const datatrailSchema = (sites: Sites) =>
+  Type.Object(Object.fromEntries(sites.dataProducts.map((member) => [member, ref(DatatrailMemberSchema)])), {
     $id: 'Datatrail',
     additionalProperties: false,
     description: 'Registration and replication of each data product.'
   })
 
-export const datatrailParamsSchema = (sites: readonly string[]) =>
+export const datatrailParamsSchema = (sites: Sites) =>
   Type.Object({
     event_no: EventNoPathSchema,
-    member: StringEnum(dataProducts(sites), { description: 'The data product.' })
+    member: StringEnum(sites.dataProducts, { description: 'The data product.' })
   })

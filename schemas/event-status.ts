@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import type { Sites } from '../src/vocabulary.js'
 import { EventNoSchema, ref } from './common.js'
 import { datatrailSchema } from './datatrail.js'
 import { actionsSchema } from './events.js'
@@ -6,7 +7,7 @@ import { heartbeatSchema } from './heartbeats.js'
 import { traceSchema } from './trace.js'
 
 /** One event's full status; all seven fields are always present. */
-export const eventStatusSchema = (sites: readonly string[]) =>
+export const eventStatusSchema = (sites: Sites) =>
   Type.Object(
     {
       actions: ref(actionsSchema(sites)),

@@ -1,17 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { dataProducts } from '../src/domain/sites.js'
-import { TIME_FORMAT_DESCRIPTION } from '../src/domain/time-window.js'
-import { EventNoSchema, ref, StringEnum } from './common.js'
+import type { Sites } from '../src/vocabulary.js'
+import { EventNoSchema, ref, StringEnum, TIME_FORMAT_DESCRIPTION } from './common.js'
 
 /** One optional flag per data product of the configured sites: the shape of `want` and of `got`. */
-export const actionFlagsSchema = (sites: readonly string[]) =>
-  Type.Object(Object.fromEntries(dataProducts(sites).map((key) => [key, Type.Optional(Type.Boolean())])), {
+export const actionFlagsSchema = (sites: Sites) =>
+  Type.Object(Object.fromEntries(sites.dataProducts.map((key) => [key, Type.Optional(Type.Boolean())])), {
     $id: 'ActionFlags',
     additionalProperties: false,
     description: 'A flag per data product; a product not named is not flagged.'
   })
 
-export const actionsSchema = (sites: readonly string[]) =>
+export const actionsSchema = (sites: Sites) =>
   Type.Object(
     {
       want: ref(actionFlagsSchema(sites)),
@@ -27,7 +26,7 @@ export const actionsSchema = (sites: readonly string[]) =>
 
 export type Actions = Static<ReturnType<typeof actionsSchema>>
 
-export const eventSchema = (sites: readonly string[]) =>
+export const eventSchema = (sites: Sites) =>
   Type.Object(
     {
       event_no: EventNoSchema,
@@ -43,7 +42,7 @@ export const eventSchema = (sites: readonly string[]) =>
     { $id: 'Event', additionalProperties: false }
   )
 
-export const eventInputSchema = (sites: readonly string[]) =>
+export const eventInputSchema = (sites: Sites) =>
   Type.Object(
     {
       event_no: EventNoSchema,
@@ -61,7 +60,7 @@ export const eventInputSchema = (sites: readonly string[]) =>
   )
 export type EventInput = Static<ReturnType<typeof eventInputSchema>>
 
-export const eventPageSchema = (sites: readonly string[]) =>
+export const eventPageSchema = (sites: Sites) =>
   Type.Object(
     {
       events: Type.Array(ref(eventSchema(sites))),

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import type { Sites } from '../src/vocabulary.js'
 import { EventNoSchema, ref, StringEnum } from './common.js'
 
 export const HeartbeatSentSchema = Type.Object(
@@ -19,17 +20,17 @@ export const HeartbeatReceivedSchema = Type.Object(
   { $id: 'HeartbeatReceived', additionalProperties: false, description: 'What the site has received so far.' }
 )
 
-const heartbeatFields = (sites: readonly string[]) => ({
+const heartbeatFields = (sites: Sites) => ({
   heartbeat_id: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Unique id of the heartbeat.' }),
-  site: StringEnum(sites),
+  site: StringEnum(sites.names),
   sent: ref(HeartbeatSentSchema),
   received: ref(HeartbeatReceivedSchema)
 })
 
-export const heartbeatSchema = (sites: readonly string[]) =>
+export const heartbeatSchema = (sites: Sites) =>
   Type.Object(heartbeatFields(sites), { $id: 'Heartbeat', additionalProperties: false })
 
-export const heartbeatInputSchema = (sites: readonly string[]) =>
+export const heartbeatInputSchema = (sites: Sites) =>
   Type.Object(
     { event_no: EventNoSchema, ...heartbeatFields(sites) },
     { $id: 'HeartbeatInput', additionalProperties: false, description: 'A heartbeat record and the event it belongs to.' }
@@ -37,5 +38,5 @@ export const heartbeatInputSchema = (sites: readonly string[]) =>
 export type HeartbeatInput = Static<ReturnType<typeof heartbeatInputSchema>>
 export type Heartbeat = Omit<HeartbeatInput, 'event_no'>
 
-export const heartbeatBatchSchema = (sites: readonly string[]) =>
+export const heartbeatBatchSchema = (sites: Sites) =>
   Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })

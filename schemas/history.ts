@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { STATUSES } from '../src/domain/trace.js'
+import { STATUSES } from '../src/vocabulary.js'
 import { EventNoSchema, ref, StringEnum } from './common.js'
 
 const transitionFields = {

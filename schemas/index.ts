@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
+import type { Sites } from '../src/vocabulary.js'
 import {
   AccessTokenResponseSchema,
   CredentialsSchema,
@@ -32,7 +33,7 @@ import { basebandCallbackSchema, createTraceRequestSchema, StageStatusSchema, tr
  * Every schema with an `$id`, registered once with `fastify.addSchema` and named in openapi.yaml.
  * Shapes with a key per site are built from the configured sites.
  */
-export function sharedSchemas(sites: readonly string[]): TSchema[] {
+export function sharedSchemas(sites: Sites): TSchema[] {
   return [
     ExceptionSchema,
     ErrorEnvelopeSchema,

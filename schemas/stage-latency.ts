@@ -1,15 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox'
+import type { Sites } from '../src/vocabulary.js'
 import { PipelineStageSchema, ReportWindowSchema } from './audit.js'
 import { ref, StringEnum } from './common.js'
 
 const seconds = (description: string) =>
   Type.Union([Type.Number(), Type.Null()], { description: `${description}; null when no latency is known.` })
 
-export const stageLatencyRowSchema = (sites: readonly string[]) =>
+export const stageLatencyRowSchema = (sites: Sites) =>
   Type.Object(
     {
       stage: ref(PipelineStageSchema),
-      site: Type.Union([StringEnum(sites), Type.Null()], { description: 'The site; null for `tsar_classification`.' }),
+      site: Type.Union([StringEnum(sites.names), Type.Null()], { description: 'The site; null for `tsar_classification`.' }),
       complete: Type.Integer({ minimum: 0, description: 'Keys that are complete now (`not_required` counts as complete).' }),
       incomplete: Type.Integer({ minimum: 0, description: 'Keys that are incomplete now, missing ones included.' }),
       p50_s: seconds('Median latency in seconds (nearest rank)'),
@@ -26,7 +27,7 @@ export const stageLatencyRowSchema = (sites: readonly string[]) =>
   )
 export type StageLatencyRow = Static<ReturnType<typeof stageLatencyRowSchema>>
 
-export const stageLatencyReportSchema = (sites: readonly string[]) =>
+export const stageLatencyReportSchema = (sites: Sites) =>
   Type.Object(
     {
       window: ref(ReportWindowSchema),

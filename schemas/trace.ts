@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import { TIME_FORMAT_DESCRIPTION } from '../src/domain/time-window.js'
-import { CLASSIFICATION_STAGE, STAGES, STATUSES, traceKeys } from '../src/domain/trace.js'
-import { EventNoSchema, ref, StringEnum } from './common.js'
+import { CLASSIFICATION_STAGE, STAGES, STATUSES, type Sites } from '../src/vocabulary.js'
+import { EventNoSchema, ref, StringEnum, TIME_FORMAT_DESCRIPTION } from './common.js'
 
 export const StageStatusSchema = StringEnum(STATUSES, {
   $id: 'StageStatus',
@@ -9,30 +8,30 @@ export const StageStatusSchema = StringEnum(STATUSES, {
 })
 
 /** The trace object: flat slash keys built from the configured sites and the four stages. */
-export const traceSchema = (sites: readonly string[]) =>
+export const traceSchema = (sites: Sites) =>
   Type.Object(
     {
       event_no: EventNoSchema,
-      ...Object.fromEntries(traceKeys(sites).map((key) => [key, ref(StageStatusSchema)])),
+      ...Object.fromEntries(sites.traceKeys.map((key) => [key, ref(StageStatusSchema)])),
       update_timestamp: Type.Number({ description: 'Seconds since the epoch of the last update; 0 when none is stored.' })
     },
     { $id: 'Trace', additionalProperties: false }
   )
 
-export const createTraceRequestSchema = (sites: readonly string[]) =>
+export const createTraceRequestSchema = (sites: Sites) =>
   Type.Object(
-    { event: EventNoSchema, site: StringEnum(sites, { description: 'A configured site; it has no other effect.' }) },
+    { event: EventNoSchema, site: StringEnum(sites.names, { description: 'A configured site; it has no other effect.' }) },
     { $id: 'CreateTraceRequest', additionalProperties: false }
   )
 
-export const updateTraceRequestSchema = (sites: readonly string[]) =>
+export const updateTraceRequestSchema = (sites: Sites) =>
   Type.Object(
     {
       event: EventNoSchema,
       site: Type.String({
         minLength: 1,
         maxLength: 64,
-        description: `One of ${sites.join(', ')}; ignored (any value) when stage is ${CLASSIFICATION_STAGE}.`
+        description: `One of ${sites.names.join(', ')}; ignored (any value) when stage is ${CLASSIFICATION_STAGE}.`
       }),
       stage: StringEnum([CLASSIFICATION_STAGE, ...STAGES]),
       status: StringEnum(STATUSES)
@@ -45,7 +44,7 @@ export const CallbackQuerySchema = Type.Object({
   end_time_utc: Type.String({ description: 'End of the window (exclusive), at most MAX_WINDOW_DAYS (366) after the start.' })
 })
 
-export const basebandCallbackSchema = (sites: readonly string[]) =>
+export const basebandCallbackSchema = (sites: Sites) =>
   Type.Object(
     {
       event_no: EventNoSchema,

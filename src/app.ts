@@ -12,11 +12,11 @@ import authentication from './infrastructure/authentication.js'
 import { clientErrorHandler, frameworkErrors } from './infrastructure/client-errors.js'
 import docs from './infrastructure/docs.js'
 import draining from './infrastructure/draining.js'
-import errors from './infrastructure/errors.js'
+import errorHandler from './infrastructure/error-handler.js'
 import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
-import metrics, { measuredStore } from './infrastructure/metrics.js'
+import metrics from './infrastructure/metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
 
@@ -79,13 +79,13 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
 async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
-  await fastify.register(metrics)
   fastify.decorate('config', config)
-  fastify.decorate('store', measuredStore(store, fastify.metrics))
+  fastify.decorate('store', store)
   fastify.addHook('onClose', () => store.close())
+  await fastify.register(metrics)
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
-  await fastify.register(errors)
+  await fastify.register(errorHandler)
   await fastify.register(draining)
   await fastify.register(httpConformance)
   await fastify.register(security)

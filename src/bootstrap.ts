@@ -12,16 +12,16 @@ import type { Store } from './store/port.js'
  * takes it for the password.
  */
 export async function ensureAdminUser(store: Store, config: Config, announce: (line: string) => void): Promise<boolean> {
-  if ((await store.countUsers()) > 0) {
+  if ((await store.users.count()) > 0) {
     if (config.TRACER_ADMIN_PASSWORD !== undefined) announce(PASSWORD_NOT_APPLIED)
     return false
   }
   const password = config.TRACER_ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
-  const created = await store.createUser({
+  const created = await store.users.create({
     name: 'admin',
     role: 'admin',
-    passwordHash: await hashPassword(password),
-    createdAt: Date.now()
+    password_hash: await hashPassword(password),
+    created_at: Date.now()
   })
   if (!created) return false
   if (config.TRACER_ADMIN_PASSWORD === undefined) {

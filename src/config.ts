@@ -2,7 +2,9 @@ import { Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
 import { TransformDecodeError, Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import { DEFAULT_STAGE_DEADLINES, formatStageDeadlines, parseStageDeadlines } from './domain/stage-deadlines.js'
+import { siteModel } from './vocabulary.js'
 
+/** The configured sites as the site model every part of the service is given, made once here. */
 const siteList = Type.Transform(
   Type.String({
     default: 'chime,kko,gbo,hco',
@@ -10,8 +12,8 @@ const siteList = Type.Transform(
     description: 'Comma-separated site identifiers; the first is the primary site.'
   })
 )
-  .Decode((value) => value.split(','))
-  .Encode((sites) => sites.join(','))
+  .Decode((value) => siteModel(value.split(',')))
+  .Encode((sites) => sites.names.join(','))
 
 /** A yes-or-no variable, written `true` or `false`. */
 function flag(description: string) {
@@ -166,7 +168,7 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
     throw new ConfigError(`Invalid configuration: ${name} ${describe(name, error.message, raw[name])}`)
   }
   const config = decoded(candidate)
-  if (new Set(config.TRACER_SITES).size !== config.TRACER_SITES.length) {
+  if (new Set(config.TRACER_SITES.names).size !== config.TRACER_SITES.names.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
   const notAnAddress = config.TRUST_PROXY?.find((proxy) => !isAddressOrRange(proxy))

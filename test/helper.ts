@@ -52,8 +52,8 @@ export async function buildWithProbes(t: Test, addProbes: (app: FastifyInstance)
 const FIXTURE_COST = { N: 2 ** 10, r: 8, p: 1 }
 
 export async function addUser(app: App | FastifyInstance, name: string, password: string, role: Role = 'reader') {
-  const passwordHash = await hashPassword(password, FIXTURE_COST)
-  const created = await app.store.createUser({ name, role, passwordHash, createdAt: Date.now() })
+  const password_hash = await hashPassword(password, FIXTURE_COST)
+  const created = await app.store.users.create({ name, role, password_hash, created_at: Date.now() })
   if (!created) throw new Error(`user ${name} exists`)
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { badRequest } from '../errors.js'
+import { badRequest } from '../app-error.js'
 
 const BEARER = /^bearer\s+/i
 

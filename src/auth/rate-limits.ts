@@ -1,7 +1,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { AppError } from '../errors.js'
+import { AppError } from '../app-error.js'
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>

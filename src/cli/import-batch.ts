@@ -1,6 +1,6 @@
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { StoredTrace } from '../domain/trace.js'
-import type { Store, StoredDatatrail, StoredEvent } from '../store/port.js'
+import type { DatatrailRecord, EventRecord, TraceRecord } from '../domain/records.js'
+import type { Store } from '../store/port.js'
 import type { ImportRecord } from './ndjson-records.js'
 
 export interface ImportCounts {
@@ -17,9 +17,9 @@ export const totalOf = (counts: ImportCounts) => counts.events + counts.traces +
 /** Records collected until `flush` writes them: one call of each bulk method, each one transaction. */
 export class ImportBatch {
   readonly written: ImportCounts = { events: 0, traces: 0, datatrail: 0, heartbeats: 0, newHeartbeats: 0 }
-  private events: StoredEvent[] = []
-  private traces: StoredTrace[] = []
-  private datatrail: StoredDatatrail[] = []
+  private events: EventRecord[] = []
+  private traces: TraceRecord[] = []
+  private datatrail: DatatrailRecord[] = []
   private heartbeats: HeartbeatInput[] = []
 
   constructor(
@@ -52,14 +52,14 @@ export class ImportBatch {
     this.traces = []
     this.datatrail = []
     this.heartbeats = []
-    if (events.length > 0) this.written.events += await this.store.upsertEvents(events)
-    if (traces.length > 0) this.written.traces += await this.store.upsertTraces(traces)
+    if (events.length > 0) this.written.events += await this.store.events.upsert(events)
+    if (traces.length > 0) this.written.traces += await this.store.traces.upsert(traces)
     if (datatrail.length > 0) {
-      await this.store.putDatatrail(datatrail)
+      await this.store.datatrail.put(datatrail)
       this.written.datatrail += datatrail.length
     }
     if (heartbeats.length > 0) {
-      this.written.newHeartbeats += await this.store.addHeartbeats(heartbeats, this.now)
+      this.written.newHeartbeats += await this.store.heartbeats.add(heartbeats, this.now)
       this.written.heartbeats += heartbeats.length
     }
   }

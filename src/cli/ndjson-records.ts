@@ -1,21 +1,20 @@
 import { Type } from '@sinclair/typebox'
 import sjson from 'secure-json-parse'
 import { EventNoSchema } from '../../schemas/common.js'
-import { DatatrailMemberSchema, LargerDatasetSchema } from '../../schemas/datatrail.js'
-import { actionFlagsSchema, actionsSchema, eventInputSchema, type EventInput } from '../../schemas/events.js'
-import { HeartbeatReceivedSchema, heartbeatInputSchema, HeartbeatSentSchema, type HeartbeatInput } from '../../schemas/heartbeats.js'
-import { toStoredEvent } from '../domain/events.js'
-import { dataProducts } from '../domain/sites.js'
-import { parseUtcTime } from '../domain/time-window.js'
-import type { StoredTrace } from '../domain/trace.js'
-import type { StoredDatatrail, StoredEvent } from '../store/port.js'
-import { checker } from './typebox-checks.js'
+import { DatatrailMemberSchema } from '../../schemas/datatrail.js'
+import { eventInputSchema, type EventInput } from '../../schemas/events.js'
+import { heartbeatInputSchema, type HeartbeatInput } from '../../schemas/heartbeats.js'
+import { toEventRecord } from '../domain/events.js'
+import { fieldText, InputError } from '../domain/input-error.js'
+import type { DatatrailRecord, EventRecord, TraceRecord } from '../domain/records.js'
+import { bodyChecks } from '../infrastructure/body-validators.js'
+import type { Sites } from '../vocabulary.js'
 
 /** One line of an import file, checked and ready for the store's bulk methods. */
 export type ImportRecord =
-  | { kind: 'event'; event: StoredEvent }
-  | { kind: 'trace'; trace: StoredTrace }
-  | { kind: 'datatrail'; item: StoredDatatrail }
+  | { kind: 'event'; event: EventRecord }
+  | { kind: 'trace'; trace: TraceRecord }
+  | { kind: 'datatrail'; item: DatatrailRecord }
   | { kind: 'heartbeat'; heartbeat: HeartbeatInput }
 
 /** Why a line was refused; the caller adds the line number. */
@@ -26,29 +25,23 @@ export class RecordError extends Error {
 const KINDS = 'trace, datatrail, heartbeat, or none for an event'
 
 /**
- * Parses and checks lines against the schemas the HTTP routes use for the same records. `now` (s)
- * is the write time of the events and datatrail members.
+ * Parses and checks lines with the validators and domain rules the HTTP routes apply to the same
+ * records. `now` (s) is the write time of the events and datatrail members.
  */
-export function recordParser(sites: readonly string[], now: number): (line: string) => ImportRecord {
-  const eventProblem = checker(eventInputSchema(sites), [actionsSchema(sites), actionFlagsSchema(sites)])
-  const heartbeatProblem = checker(heartbeatInputSchema(sites), [HeartbeatSentSchema, HeartbeatReceivedSchema])
-  const memberProblem = checker(DatatrailMemberSchema, [LargerDatasetSchema])
-  const eventNoProblem = checker(Type.Object({ event_no: EventNoSchema }))
-  const members = dataProducts(sites)
+export function recordParser(sites: Sites, now: number): (line: string) => ImportRecord {
+  const checkOf = bodyChecks(sites)
+  const eventProblem = checkOf(eventInputSchema(sites))
+  const heartbeatProblem = checkOf(heartbeatInputSchema(sites))
+  const memberProblem = checkOf(DatatrailMemberSchema)
+  const eventNoProblem = checkOf(Type.Object({ event_no: EventNoSchema }))
   const check = (problem: string | undefined) => {
     if (problem !== undefined) throw new RecordError(problem)
   }
 
-  return (line) => {
-    const record = parseObject(line)
+  const parse = (record: Record<string, unknown>): ImportRecord => {
     if (!Object.hasOwn(record, 'kind')) {
       check(eventProblem(record))
-      const input = record as EventInput
-      // The schema only bounds its length; the route's handler refuses what parseUtcTime cannot read.
-      if (parseUtcTime(input.timestamp_utc) === undefined) {
-        throw new RecordError('timestamp_utc must be a date YYYY-MM-DD or an ISO 8601 date-time')
-      }
-      return { kind: 'event', event: toStoredEvent(input, sites, now) }
+      return { kind: 'event', event: toEventRecord(record as EventInput, sites, now) }
     }
     const { kind, ...rest } = record
     switch (kind) {
@@ -58,8 +51,8 @@ export function recordParser(sites: readonly string[], now: number): (line: stri
       case 'datatrail': {
         const { event_no, member, ...value } = rest
         check(eventNoProblem({ event_no }))
-        if (typeof member !== 'string' || !members.includes(member)) {
-          throw new RecordError(`member must be one of ${members.join(', ')}`)
+        if (typeof member !== 'string' || !sites.dataProducts.includes(member)) {
+          throw new RecordError(`member must be one of ${sites.dataProducts.join(', ')}`)
         }
         check(memberProblem(value))
         return { kind, item: { event_no: event_no as number, member, value, update_timestamp: now } }
@@ -69,6 +62,16 @@ export function recordParser(sites: readonly string[], now: number): (line: stri
         return { kind, heartbeat: rest as HeartbeatInput }
       default:
         throw new RecordError(`kind ${JSON.stringify(kind)} is not one of ${KINDS}`)
+    }
+  }
+
+  return (line) => {
+    try {
+      return parse(parseObject(line))
+    } catch (error) {
+      // A domain rule the schema cannot say (a time that is not one), worded for a line of a file.
+      if (error instanceof InputError) throw new RecordError(`${fieldText(error.field)} ${error.reason}`)
+      throw error
     }
   }
 }

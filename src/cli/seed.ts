@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander'
 import { seedDemo, SeedOptionsError } from '../demo/generate.js'
-import { CliError } from './errors.js'
+import { CliError } from './cli-error.js'
 import type { CliIo } from './io.js'
 import { integerOption, positiveNumber } from './options.js'
 import { progressBar } from './progress.js'
@@ -40,7 +40,7 @@ export function seedCommand(io: CliIo): Command {
       const started = performance.now()
       const counts = await withStore(io, async (store, config) => {
         // Upserts replace these events, but parts the new data does not overwrite would stay.
-        if ((await store.findEvent(options.firstEventNo)) !== null) {
+        if ((await store.events.find(options.firstEventNo)) !== null) {
           const first = options.firstEventNo
           io.stderr.write(`tracer: warning: event ${first} exists already; old traces, datatrail and heartbeats may stay\n`)
         }

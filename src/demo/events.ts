@@ -1,7 +1,7 @@
 import type { Actions } from '../../schemas/events.js'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { StoredTrace } from '../domain/trace.js'
-import type { StoredDatatrail, StoredEvent } from '../store/port.js'
+import type { DatatrailRecord, EventRecord, TraceRecord } from '../domain/records.js'
+import type { Sites } from '../vocabulary.js'
 import { demoLayout, type DemoLayout } from './layout.js'
 import { demoDatatrail, demoHeartbeats, demoTrace, type PartsContext } from './parts.js'
 import { Fault } from './faults.js'
@@ -16,9 +16,9 @@ const classificationMs = (random: Random) => (5 + random() * 45) * 60_000
 
 /** What one batch writes; the arrays are emptied and refilled for every batch. */
 export interface DemoBatch {
-  events: StoredEvent[]
-  traces: StoredTrace[]
-  datatrail: StoredDatatrail[]
+  events: EventRecord[]
+  traces: TraceRecord[]
+  datatrail: DatatrailRecord[]
   heartbeats: HeartbeatInput[]
   /** Events of the batch that ask for baseband data. */
   baseband: number
@@ -52,10 +52,10 @@ export class DemoGenerator {
   private readonly nowSec: number
   private index = 0
 
-  constructor(sites: readonly string[], private readonly options: GeneratorOptions) {
+  constructor(sites: Sites, private readonly options: GeneratorOptions) {
     this.random = mulberry32(options.seed)
     this.layout = demoLayout(sites)
-    this.plan = new BasebandPlan(sites.length)
+    this.plan = new BasebandPlan(sites.names.length)
     this.start = options.now - options.days * DAY_MS
     this.step = (options.days * DAY_MS) / options.events
     this.nowSec = options.now / 1000
@@ -85,7 +85,7 @@ export class DemoGenerator {
     // Baseband events are the ones people look at, so most of them get classified, within the hour.
     const getsClassified = random() < (baseband ? CLASSIFIED_BASEBAND : 0.2)
     const classified = getsClassified && classificationMs(random) <= this.options.now - timestamp
-    const event: StoredEvent = {
+    const event: EventRecord = {
       event_no: eventNo,
       timestamp,
       snr,

@@ -1,4 +1,5 @@
 import type { Store } from '../store/port.js'
+import type { Sites } from '../vocabulary.js'
 import { DemoGenerator, emptyBatch } from './events.js'
 import { HEARTBEAT_IDS_PER_EVENT } from './layout.js'
 
@@ -35,7 +36,7 @@ export class SeedOptionsError extends RangeError {
  * Batch by batch, each bulk method of the port called once per batch (each one transaction), so
  * memory stays flat however many events are asked for.
  */
-export async function seedDemo(store: Store, sites: readonly string[], options: SeedOptions): Promise<SeedCounts> {
+export async function seedDemo(store: Store, sites: Sites, options: SeedOptions): Promise<SeedCounts> {
   const firstEventNo = options.firstEventNo ?? 1
   const batchSize = options.batchSize ?? 5000
   checkOptions(sites, options, firstEventNo)
@@ -45,21 +46,21 @@ export async function seedDemo(store: Store, sites: readonly string[], options: 
   const nowSec = options.now / 1000
   while (generator.remaining > 0) {
     generator.next(batchSize, batch)
-    counts.events += await store.upsertEvents(batch.events)
+    counts.events += await store.events.upsert(batch.events)
     counts.basebandEvents += batch.baseband
-    if (batch.traces.length > 0) counts.traces += await store.upsertTraces(batch.traces)
+    if (batch.traces.length > 0) counts.traces += await store.traces.upsert(batch.traces)
     if (batch.datatrail.length > 0) {
-      await store.putDatatrail(batch.datatrail)
+      await store.datatrail.put(batch.datatrail)
       counts.datatrail += batch.datatrail.length
     }
-    if (batch.heartbeats.length > 0) counts.heartbeats += await store.addHeartbeats(batch.heartbeats, nowSec)
+    if (batch.heartbeats.length > 0) counts.heartbeats += await store.heartbeats.add(batch.heartbeats, nowSec)
     options.onProgress?.(counts.events, options.events)
   }
   return counts
 }
 
-function checkOptions(sites: readonly string[], options: SeedOptions, firstEventNo: number): void {
-  if (sites.length < 1 || sites.length > HEARTBEAT_IDS_PER_EVENT) {
+function checkOptions(sites: Sites, options: SeedOptions, firstEventNo: number): void {
+  if (sites.names.length < 1 || sites.names.length > HEARTBEAT_IDS_PER_EVENT) {
     throw new SeedOptionsError(`from 1 to ${HEARTBEAT_IDS_PER_EVENT} sites are supported`)
   }
   if (!Number.isSafeInteger(options.events) || options.events < 1) {

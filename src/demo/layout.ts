@@ -1,5 +1,4 @@
-import { basebandKeys } from '../domain/sites.js'
-import { STAGES, stageKey } from '../domain/trace.js'
+import { STAGES, stageKey, type Sites } from '../vocabulary.js'
 
 /** Heartbeat ids are event_no * 64 + site index: unique without a counter (a store allows 64 sites). */
 export const HEARTBEAT_IDS_PER_EVENT = 64
@@ -18,10 +17,10 @@ export interface DemoLayout {
   storageElements: readonly (readonly string[])[]
 }
 
-export function demoLayout(sites: readonly string[]): DemoLayout {
+export function demoLayout({ names: sites, basebandKeys }: Sites): DemoLayout {
   return {
     sites,
-    members: basebandKeys(sites),
+    members: basebandKeys,
     stageKeys: STAGES.map((stage) => sites.map((site) => stageKey(stage, site))),
     scopes: sites.map((site) => `${site}.event.baseband.raw`),
     // The primary site's data goes to the archive first; an outrigger's stays on site too.

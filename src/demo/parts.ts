@@ -1,6 +1,6 @@
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import { CLASSIFICATION_KEY, STAGES, type StoredTrace } from '../domain/trace.js'
-import type { StoredDatatrail } from '../store/port.js'
+import type { DatatrailRecord, TraceRecord } from '../domain/records.js'
+import { CLASSIFICATION_KEY, STAGES } from '../vocabulary.js'
 import { HEARTBEAT_IDS_PER_EVENT, type DemoLayout } from './layout.js'
 import { Fault } from './faults.js'
 import { FILES_PER_DUMP, type BasebandPlan } from './plan.js'
@@ -24,8 +24,8 @@ export interface PartsContext {
 }
 
 /** The trace with every key the service outputs, in its order, plus the pipeline's timestamps. */
-export function demoTrace({ layout, plan, random, eventNo, timestamp, classified, nowSec }: PartsContext): StoredTrace {
-  const trace: StoredTrace = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
+export function demoTrace({ layout, plan, random, eventNo, timestamp, classified, nowSec }: PartsContext): TraceRecord {
+  const trace: TraceRecord = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
   let latest = 0
   for (let stage = 0; stage < STAGES.length; stage++) {
     const keys = layout.stageKeys[stage]!
@@ -55,7 +55,7 @@ function traceStatus(plan: BasebandPlan, stage: number, site: number): string {
 }
 
 /** One member for each site that dumped data, agreeing with the trace unless the site has a fault. */
-export function demoDatatrail(context: PartsContext, date: string, out: StoredDatatrail[]): void {
+export function demoDatatrail(context: PartsContext, date: string, out: DatatrailRecord[]): void {
   const { layout, plan, random, eventNo, timestamp, nowSec } = context
   const [year, month, day] = date.split('-') as [string, string, string]
   for (let site = 0; site < layout.sites.length; site++) {

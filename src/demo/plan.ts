@@ -1,4 +1,4 @@
-import { STAGES, type Stage } from '../domain/trace.js'
+import { STAGES, type Stage } from '../vocabulary.js'
 import { Fault, FAULT_ROTATION, faultFits } from './faults.js'
 import type { Random } from './random.js'
 

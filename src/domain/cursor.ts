@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { badRequest } from '../errors.js'
-import type { EventListQuery, StoredEvent } from '../store/port.js'
+import { InputError } from './input-error.js'
+import type { EventPageQuery, EventPosition } from './records.js'
 
 const Integer = Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER })
 
@@ -23,14 +23,14 @@ type Cursor = Static<typeof CursorSchema>
  * The cursor of the page after the one that ended with `last`. It fixes the window, so a default
  * window ("the last 7 days") does not slide while a client pages through it.
  */
-export function encodeCursor(query: EventListQuery, last: StoredEvent): string {
+export function encodeCursor(query: EventPageQuery, last: EventPosition): string {
   const { limit: _limit, after: _after, ...rest } = query
   const cursor: Cursor = { ...rest, after: { timestamp: last.timestamp, event_no: last.event_no } }
   return Buffer.from(JSON.stringify(cursor)).toString('base64url')
 }
 
 /** The query a cursor continues; its window is checked as if it had been given as parameters. */
-export function decodeCursor(text: string, limit: number, maxWindowMs: number): EventListQuery {
+export function decodeCursor(text: string, limit: number, maxWindowMs: number): EventPageQuery {
   let cursor: unknown
   try {
     cursor = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
@@ -38,7 +38,7 @@ export function decodeCursor(text: string, limit: number, maxWindowMs: number): 
     cursor = undefined
   }
   if (!isCursor.Check(cursor) || !windowHolds(cursor, maxWindowMs)) {
-    throw badRequest('query.cursor is not a cursor this service issued')
+    throw new InputError(['cursor'], 'is not a cursor this service issued')
   }
   return { ...cursor, limit }
 }

@@ -1,25 +1,25 @@
 import type { DatatrailMember } from '../../schemas/datatrail.js'
 import type { Heartbeat } from '../../schemas/heartbeats.js'
-import type { EventParts } from '../store/port.js'
+import type { Sites } from '../vocabulary.js'
 import { actionsOutput, NO_ACTIONS, UNCLASSIFIED } from './events.js'
-import { dataProducts } from './sites.js'
-import { numberOr, traceKeys, traceOutput } from './trace.js'
+import type { EventParts } from './records.js'
+import { numberOr, traceOutput } from './trace.js'
 
 /**
  * One event's status from all it is made of, or null when the service knows nothing of it. All
  * seven fields are always present: what was never written reads as its empty default.
  */
-export function compileEventStatus(eventNo: number, parts: EventParts, sites: readonly string[]) {
+export function compileEventStatus(eventNo: number, parts: EventParts, sites: Sites) {
   const { event, trace, datatrail, heartbeats } = parts
   if (event === null && trace === null && datatrail.length === 0 && heartbeats.length === 0) return null
-  const traceOut = traceOutput(eventNo, trace, traceKeys(sites))
+  const traceOut = traceOutput(eventNo, trace, sites)
   const members = new Map(datatrail.map((item) => [item.member, item.value]))
   return {
     actions: event === null ? NO_ACTIONS : actionsOutput(event.actions, sites),
     tsar_classification: event?.tsar_classification ?? UNCLASSIFIED,
-    datatrail: Object.fromEntries(dataProducts(sites).map((member) => [member, datatrailMemberOutput(members.get(member))])),
+    datatrail: Object.fromEntries(sites.dataProducts.map((member) => [member, datatrailMemberOutput(members.get(member))])),
     trace: traceOut,
-    heartbeats: heartbeats.map((heartbeat) => heartbeatOutput(heartbeat.record)),
+    heartbeats: heartbeats.map((heartbeat) => heartbeatOutput(heartbeat.heartbeat)),
     event_no: eventNo,
     update_timestamp: Math.max(
       event?.update_timestamp ?? 0,

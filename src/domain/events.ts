@@ -1,24 +1,21 @@
 import type { Actions, EventInput } from '../../schemas/events.js'
-import { badRequest } from '../errors.js'
-import type { StoredEvent } from '../store/port.js'
-import { basebandKeys, dataProducts } from './sites.js'
-import { parseUtcTime, toIsoUtc } from './time-window.js'
+import type { Sites } from '../vocabulary.js'
+import { InputError } from './input-error.js'
+import type { EventRecord } from './records.js'
+import { NOT_A_TIME, parseUtcTime, toIsoUtc } from './time-window.js'
 
 export const UNCLASSIFIED = 'unclassified'
 export const NO_ACTIONS: Actions = { want: {}, got: {} }
 
 /** Baseband data is asked for when actions.want sets `baseband` or any `{site}_baseband`. */
-export function wantsBaseband(actions: Actions, sites: readonly string[]): boolean {
-  return basebandKeys(sites).some((key) => actions.want[key] === true)
+export function wantsBaseband(actions: Actions, sites: Sites): boolean {
+  return sites.basebandKeys.some((key) => actions.want[key] === true)
 }
 
-/** An event record from a client, ready to store; `index` names it in errors of a batch. */
-export function toStoredEvent(input: EventInput, sites: readonly string[], now: number, index?: number): StoredEvent {
+/** An event record from a client, ready to store. */
+export function toEventRecord(input: EventInput, sites: Sites, now: number): EventRecord {
   const timestamp = parseUtcTime(input.timestamp_utc)
-  if (timestamp === undefined) {
-    const where = index === undefined ? 'body' : `body[${index}]`
-    throw badRequest(`${where}.timestamp_utc must be a date YYYY-MM-DD or an ISO 8601 date-time`)
-  }
+  if (timestamp === undefined) throw new InputError(['timestamp_utc'], NOT_A_TIME)
   const actions = input.actions ?? NO_ACTIONS
   return {
     event_no: input.event_no,
@@ -34,11 +31,11 @@ export function toStoredEvent(input: EventInput, sites: readonly string[], now: 
 }
 
 /** Only boolean members known for the configured sites: other writers may have stored more. */
-export function actionsOutput(actions: unknown, sites: readonly string[]): Actions {
+export function actionsOutput(actions: unknown, sites: Sites): Actions {
   const flags = (value: unknown) => {
     const output: Record<string, boolean> = {}
     if (value === null || typeof value !== 'object') return output
-    for (const key of dataProducts(sites)) {
+    for (const key of sites.dataProducts) {
       const flag = (value as Record<string, unknown>)[key]
       if (typeof flag === 'boolean') output[key] = flag
     }
@@ -48,7 +45,7 @@ export function actionsOutput(actions: unknown, sites: readonly string[]): Actio
   return { want: flags(source.want), got: flags(source.got) }
 }
 
-export function eventOutput(event: StoredEvent, sites: readonly string[]) {
+export function eventOutput(event: EventRecord, sites: Sites) {
   return {
     event_no: event.event_no,
     timestamp_utc: toIsoUtc(event.timestamp),

@@ -1,4 +1,4 @@
-import { PIPELINE_STAGES, type PipelineStage } from './trace.js'
+import { PIPELINE_STAGES, type PipelineStage } from '../vocabulary.js'
 
 /** How long after the event each stage may stay incomplete before the audit calls it stuck, in ms. */
 export type StageDeadlines = Readonly<Record<PipelineStage, number>>

@@ -1,6 +1,8 @@
 import type { Transition } from '../../schemas/history.js'
 import type { StageLatencyRow } from '../../schemas/stage-latency.js'
-import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, storedStatus, type PipelineStage, type StoredTrace } from './trace.js'
+import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type PipelineStage, type Sites } from '../vocabulary.js'
+import type { TraceRecord } from './records.js'
+import { storedStatus } from './trace.js'
 
 /** What stage latency needs of one event of the window. */
 export interface LatencyEvent {
@@ -8,7 +10,7 @@ export interface LatencyEvent {
   timestamp: number
   /** The sites the event asked for baseband data from (see requestedSites). */
   sites: readonly string[]
-  trace: StoredTrace | null
+  trace: TraceRecord | null
   transitions: readonly Transition[]
 }
 
@@ -32,7 +34,7 @@ export class StageLatency {
   private readonly tallies = new Map<string, Tally>()
   private readonly requested = new Set<string>()
 
-  constructor(private readonly sites: readonly string[]) {}
+  constructor(private readonly sites: Sites) {}
 
   add(event: LatencyEvent): void {
     const completedAt = firstCompletions(event.transitions)
@@ -47,7 +49,7 @@ export class StageLatency {
   rows(): StageLatencyRow[] {
     const rows = [this.row(CLASSIFICATION_STAGE, null, CLASSIFICATION_KEY)]
     for (const stage of STAGES) {
-      for (const site of this.sites) {
+      for (const site of this.sites.names) {
         if (this.requested.has(site)) rows.push(this.row(stage, site, stageKey(stage, site)))
       }
     }

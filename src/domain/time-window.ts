@@ -1,4 +1,4 @@
-import { badRequest } from '../errors.js'
+import { InputError } from './input-error.js'
 
 /** A half-open window `start <= t < end`, in milliseconds since the epoch. */
 export interface TimeWindow {
@@ -6,20 +6,15 @@ export interface TimeWindow {
   end: number
 }
 
-const DAY_MS = 86_400_000
+export const DAY_MS = 86_400_000
 
 // YYYY-MM-DD, optionally followed by T or one space (Python's str(datetime)), HH:MM[:SS[.f{1,9}]]
 // and Z, ±HH:MM (hours 00-23, minutes 00-59) or nothing (UTC).
 const FORMAT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/
 
-export const TIME_FORMAT_DESCRIPTION =
-  'UTC date `YYYY-MM-DD` (midnight), or ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]]` (a space may ' +
-  'replace the `T`, as Python writes it) with `Z`, a `±HH:MM` offset (hours 00-23, minutes 00-59), or no ' +
-  'zone (UTC). Fractions beyond milliseconds are dropped.'
-
 /**
- * Milliseconds since the epoch for one of the accepted forms (CONTRACT section 4), or undefined
+ * Milliseconds since the epoch for one of the accepted forms (schemas/common.ts says which), or undefined
  * when the text is not one of them or names an impossible date or time (`2024-02-30`, `25:00`).
  */
 export function parseUtcTime(text: string): number | undefined {
@@ -52,19 +47,20 @@ function zoneOffsetMs(zone: string): number {
   return sign * (hours * 60 + minutes) * 60_000
 }
 
+/** The reason a time is refused, the same for every field that holds one. */
+export const NOT_A_TIME = 'must be a date YYYY-MM-DD or an ISO 8601 date-time'
+
 function parseParameter(name: string, text: string): number {
   const time = parseUtcTime(text)
-  if (time === undefined) {
-    throw badRequest(`query.${name} must be a date YYYY-MM-DD or an ISO 8601 date-time (got ${JSON.stringify(text)})`)
-  }
+  if (time === undefined) throw new InputError([name], `${NOT_A_TIME} (got ${JSON.stringify(text)})`)
   return time
 }
 
 /** Checks the window's order and length; names `end_time_utc`, the bound that makes it wrong. */
 function checked(window: TimeWindow, maxDays: number): TimeWindow {
-  if (window.end <= window.start) throw badRequest('query.end_time_utc must be later than start_time_utc')
+  if (window.end <= window.start) throw new InputError(['end_time_utc'], 'must be later than start_time_utc')
   if (window.end - window.start > maxDays * DAY_MS) {
-    throw badRequest(`query.end_time_utc is more than ${maxDays} days after start_time_utc`)
+    throw new InputError(['end_time_utc'], `is more than ${maxDays} days after start_time_utc`)
   }
   return window
 }
@@ -92,7 +88,7 @@ export function optionalWindow(query: WindowQuery, maxDays: number, now = Date.n
   if (start === undefined && end === undefined) return checked({ start: now - 7 * DAY_MS, end: now }, maxDays)
   if (start === undefined) return checked({ start: end! - 7 * DAY_MS, end: end! }, maxDays)
   if (end === undefined) {
-    if (start >= now) throw badRequest('query.start_time_utc is in the future; give end_time_utc too')
+    if (start >= now) throw new InputError(['start_time_utc'], 'is in the future; give end_time_utc too')
     return checked({ start, end: now }, maxDays)
   }
   return checked({ start, end }, maxDays)

@@ -1,60 +1,42 @@
-/** The four per-site stages of a baseband callback, in pipeline order. */
-export const STAGES = [
-  'baseband_callback_request',
-  'baseband_conversion',
-  'data_registration',
-  'data_replication_to_minoc'
-] as const
-export type Stage = (typeof STAGES)[number]
-
-export const CLASSIFICATION_STAGE = 'tsar_classification'
-export const CLASSIFICATION_KEY = `stages/${CLASSIFICATION_STAGE}`
-
-/** Every stage in pipeline order: the classification (no site) comes before the four site stages. */
-export const PIPELINE_STAGES = [CLASSIFICATION_STAGE, ...STAGES] as const
-export type PipelineStage = (typeof PIPELINE_STAGES)[number]
-
-export const STATUSES = ['complete', 'incomplete'] as const
-export type StageStatus = (typeof STATUSES)[number]
-
-export const stageKey = (stage: Stage, site: string) => `stages/${stage}/sites/${site}`
-
-/** Every status key of a trace for the configured sites, in output order. */
-export function traceKeys(sites: readonly string[]): string[] {
-  return [CLASSIFICATION_KEY, ...STAGES.flatMap((stage) => sites.map((site) => stageKey(stage, site)))]
-}
-
-/** A trace as stored: flat slash keys (the pipeline's MongoDB shape), whatever else a writer added. */
-export type StoredTrace = Record<string, unknown>
+import { CLASSIFICATION_STAGE, traceKey, type PipelineStage, type Sites, type StageStatus } from '../vocabulary.js'
+import { InputError } from './input-error.js'
+import type { TraceRecord } from './records.js'
 
 export type TraceOutput = { event_no: number; update_timestamp: number } & Record<string, StageStatus | number>
 
 /**
- * The trace as clients read it: every key present, values only `complete` or `incomplete`.
- * A stored `not_required` reads `complete`, because nothing is pending for that stage; anything
- * else, or a missing key, reads `incomplete`. Other stored keys are not output.
+ * The trace as clients read it: every key of the configured sites present, values only `complete`
+ * or `incomplete`. Other stored keys are not output.
  */
-export function traceOutput(eventNo: number, stored: StoredTrace | null, keys: readonly string[]): TraceOutput {
+export function traceOutput(eventNo: number, stored: TraceRecord | null, sites: Sites): TraceOutput {
   const output: Record<string, StageStatus | number> = { event_no: eventNo }
-  for (const key of keys) output[key] = storedStatus(stored, key)
+  for (const key of sites.traceKeys) output[key] = storedStatus(stored, key)
   output.update_timestamp = numberOr(stored?.update_timestamp, 0)
   return output as TraceOutput
 }
 
-/** One key of a stored trace (or of none) as read: `not_required` is complete, missing is incomplete. */
-export function storedStatus(stored: StoredTrace | null, key: string): StageStatus {
+/**
+ * One key of a stored trace (or of none) as read. A stored `not_required` reads `complete`, because
+ * nothing is pending for that stage; anything else, or a missing key, reads `incomplete`.
+ */
+export function storedStatus(stored: TraceRecord | null, key: string): StageStatus {
   const value = stored?.[key]
   return value === 'complete' || value === 'not_required' ? 'complete' : 'incomplete'
 }
 
-/** A new trace: every key `incomplete`. */
-export function initialTrace(keys: readonly string[]): Record<string, StageStatus> {
-  return Object.fromEntries(keys.map((key) => [key, 'incomplete' as const]))
+/** The key an update-trace request sets; the classification stage ignores the site, the others need a configured one. */
+export function updatedKey(stage: PipelineStage, site: string, sites: Sites): string {
+  if (stage !== CLASSIFICATION_STAGE && !sites.includes(site)) throw new InputError(['site'], `must be one of ${sites.names.join(', ')}`)
+  return traceKey(stage, site)
 }
 
-/** The key an update-trace request sets; the classification stage has no site. */
-export function keyForUpdate(stage: Stage | typeof CLASSIFICATION_STAGE, site: string): string {
-  return stage === CLASSIFICATION_STAGE ? CLASSIFICATION_KEY : stageKey(stage, site)
+/** The document of a new trace, as both stores write it: every key of the configured sites `incomplete`. */
+export function newTraceDocument(sites: Sites, eventNo: number, now: number): TraceRecord {
+  const document: TraceRecord = { event_no: eventNo }
+  for (const key of sites.traceKeys) document[key] = 'incomplete'
+  document.create_timestamp = now
+  document.update_timestamp = now
+  return document
 }
 
 /**

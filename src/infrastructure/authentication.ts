@@ -6,7 +6,7 @@ import type { AccessClaims, Role } from '../../schemas/auth.js'
 import { AccessTokens } from '../auth/access-tokens.js'
 import { tokenOf } from '../auth/authorization-header.js'
 import { RoleCache } from '../auth/role-cache.js'
-import { authorizationAbsent, forbidden, invalidToken } from '../errors.js'
+import { authorizationAbsent, forbidden, invalidToken } from '../app-error.js'
 
 declare module '@fastify/jwt' {
   interface FastifyJWT {
@@ -84,7 +84,7 @@ async function authentication(fastify: FastifyInstance) {
   fastify.decorate('authenticate', authenticateWith(false))
   fastify.decorate('authenticateAllowingExpired', authenticateWith(true))
 
-  const roles = new RoleCache(async (name) => (await store.findUser(name))?.role)
+  const roles = new RoleCache(async (name) => (await store.users.find(name))?.role)
   fastify.decorate('requireRole', (required: Role) => async (request: FastifyRequest) => {
     const role = await roles.get(request.user.user_id)
     if (role === undefined) throw forbidden('The user of this token no longer exists.')

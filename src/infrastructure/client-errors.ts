@@ -2,8 +2,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { toAppError } from './error-mapping.js'
-import { send } from './errors.js'
-import { AppError } from '../errors.js'
+import { send } from './error-handler.js'
+import { AppError } from '../app-error.js'
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (headers too large, a request that

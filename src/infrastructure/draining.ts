@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { serviceUnavailable } from '../errors.js'
+import { serviceUnavailable } from '../app-error.js'
 
 /**
  * Requests that still reach a closing server (on a keep-alive connection, or pipelined) get the

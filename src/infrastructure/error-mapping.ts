@@ -1,7 +1,9 @@
 import type { FastifyError } from 'fastify'
 import type { Exception } from '../../schemas/common.js'
-import { AppError } from '../errors.js'
+import { AppError, badRequest } from '../app-error.js'
+import { fieldText, InputError } from '../domain/input-error.js'
 import { StoreUnavailableError } from '../store/port.js'
+import { describeValidationIssue } from './validation-issues.js'
 
 const exceptionByStatus: Partial<Record<number, Exception>> = {
   400: 'BadRequest',
@@ -37,6 +39,7 @@ export const INTERNAL_ERROR = new AppError(500, 'InternalError', ['Internal erro
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error
   if (!(error instanceof Error)) return INTERNAL_ERROR
+  if (error instanceof InputError) return badRequest(`${fieldText(error.field)} ${error.reason}`)
   if (error instanceof StoreUnavailableError) {
     return new AppError(503, 'ServiceUnavailable', ['The store is unavailable; try again shortly.'])
   }
@@ -46,7 +49,7 @@ export function toAppError(error: unknown): AppError {
     return new AppError(
       400,
       'BadRequest',
-      fastifyError.validation.map((issue) => describeValidationIssue(context, issue))
+      fastifyError.validation.map((issue) => describeValidationIssue([partName[context] ?? context], issue))
     )
   }
   const status = statusByCode[fastifyError.code] ?? fastifyError.statusCode
@@ -59,29 +62,3 @@ export function toAppError(error: unknown): AppError {
 }
 
 const partName: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' }
-
-interface ValidationIssue {
-  instancePath: string
-  keyword: string
-  params: Record<string, unknown>
-  message?: string
-}
-
-/** `body.password is required`, `query.limit must be <= 1000`: the field, then what is wrong. */
-function describeValidationIssue(context: string, issue: ValidationIssue): string {
-  const path = issue.instancePath
-    .split('/')
-    .slice(1)
-    .map((segment) => segment.replaceAll('~1', '/').replaceAll('~0', '~'))
-  let problem = issue.message ?? 'is not valid'
-  if (issue.keyword === 'required') {
-    path.push(String(issue.params.missingProperty))
-    problem = 'is required'
-  } else if (issue.keyword === 'additionalProperties') {
-    path.push(String(issue.params.additionalProperty))
-    problem = 'is not allowed'
-  }
-  // body[3].snr: array indexes in brackets, so a batch error names the record.
-  const field = path.map((segment) => (/^\d+$/.test(segment) ? `[${segment}]` : `.${segment}`)).join('')
-  return `${partName[context] ?? context}${field} ${problem}`
-}

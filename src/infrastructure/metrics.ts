@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
-import type { Store } from '../store/port.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +13,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 /**
  * Request latency by route and status (its _count is the number of requests), and store latency
- * by operation. A registry per app (not prom-client's global one), so apps built side by side in
+ * by operation (`users.find`, `ping`). A registry per app (not prom-client's global one), so apps built side by side in
  * tests keep their own numbers.
  */
 async function metrics(fastify: FastifyInstance) {
@@ -51,42 +50,25 @@ async function metrics(fastify: FastifyInstance) {
   // Unmatched URLs share one label; their answer comes from the not-found handler, which has no route.
   const unmatched = recorder('(unmatched)')
   fastify.addHook('onResponse', (request, reply, done) => (request.is404 ? unmatched(request, reply, done) : done()))
-}
 
-export default fp(metrics, { name: 'metrics', fastify: '5.x' })
-
-/** The store, with the duration of every operation recorded by name and outcome. */
-export function measuredStore(store: Store, registry: Registry): Store {
-  const duration = new Histogram({
+  const storeLatency = new Histogram({
     name: 'store_operation_duration_seconds',
     help: 'Time the store took for an operation.',
     labelNames: ['operation', 'outcome'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry]
   })
-  // One timed wrapper per operation, made on first use: the proxy allocates nothing per call.
-  const timed = new Map<string, (...args: unknown[]) => unknown>()
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver)
-      if (typeof value !== 'function' || typeof property !== 'string') return value
-      let wrapper = timed.get(property)
-      if (wrapper === undefined) {
-        wrapper = (...args: unknown[]) => {
-          const result = value.apply(target, args)
-          if (!(result instanceof Promise)) return result
-          const stop = duration.startTimer({ operation: property })
-          return result.then(
-            (resolved) => (stop({ outcome: 'ok' }), resolved),
-            (error: unknown) => {
-              stop({ outcome: 'error' })
-              throw error
-            }
-          )
-        }
-        timed.set(property, wrapper)
-      }
-      return wrapper
+  // The series of each operation and outcome is looked up once, as the requests' are.
+  const storeSeries = new Map<string, Histogram.Internal<'operation' | 'outcome'>>()
+  fastify.store.observe((operation, seconds, ok) => {
+    const key = ok ? operation : `${operation} error`
+    let series = storeSeries.get(key)
+    if (series === undefined) {
+      series = storeLatency.labels({ operation, outcome: ok ? 'ok' : 'error' })
+      storeSeries.set(key, series)
     }
+    series.observe(seconds)
   })
 }
+
+export default fp(metrics, { name: 'metrics', fastify: '5.x', decorators: { fastify: ['store'] } })

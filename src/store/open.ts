@@ -1,7 +1,7 @@
 import type { Config } from '../config.js'
 import { ConfigError } from '../config.js'
 import type { Store } from './port.js'
-import { SqliteStore } from './sqlite/store.js'
+import { openSqliteStore } from './sqlite/store.js'
 
 /** Start-up messages before the app (and its logger) exists go to standard error. */
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
@@ -9,7 +9,7 @@ const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 // loadConfig requires it with mongodb; a Config built by hand may still lack it.
 function mongoSettings(config: Config) {
   if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
-  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB }
+  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES }
 }
 
 /**
@@ -19,7 +19,7 @@ function mongoSettings(config: Config) {
 export async function openStore(config: Config, log: (message: string) => void = toStderr): Promise<Store> {
   switch (config.TRACER_STORE) {
     case 'sqlite':
-      return SqliteStore.open(config.TRACER_DB, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS })
+      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS })
     case 'mongodb': {
       // Loaded on demand: the driver is most of a start-up's module loading, and SQLite needs none of it.
       const { openMongoStore } = await import('./mongodb/connect.js')

@@ -3,18 +3,18 @@ import type { Actions } from '../../schemas/events.js'
 import { loadConfig } from '../../src/config.js'
 import { auditEvent, type AuditSettings, type EventAudit } from '../../src/domain/audit/audit-event.js'
 import type { AuditedParts } from '../../src/domain/audit/site-facts.js'
-import type { StoredDatatrail, StoredHeartbeat } from '../../src/store/port.js'
-import { STAGES, stageKey, type StoredTrace } from '../../src/domain/trace.js'
+import type { DatatrailRecord, HeartbeatRecord, TraceRecord } from '../../src/domain/records.js'
+import { siteModel, STAGES, stageKey } from '../../src/vocabulary.js'
 
-export const SITES = ['chime', 'kko', 'gbo', 'hco'] as const
+export const SITES = siteModel(['chime', 'kko', 'gbo', 'hco'])
 export const DEADLINES = loadConfig({}).STAGE_DEADLINES
 export const T0 = Date.parse('2026-03-01T12:00:00Z')
 export const MINUTE = 60_000
 export const HOUR = 60 * MINUTE
 
 /** A trace with the given keys (short names: `tsar`, or `{stage}@{site}`); nothing else stored. */
-export function trace(values: Record<string, string>): StoredTrace {
-  const stored: StoredTrace = { event_no: 1, update_timestamp: T0 / 1000 }
+export function trace(values: Record<string, string>): TraceRecord {
+  const stored: TraceRecord = { event_no: 1, update_timestamp: T0 / 1000 }
   for (const [name, value] of Object.entries(values)) {
     const [stage, site] = name.split('@') as [string, string | undefined]
     stored[stage === 'tsar' ? 'stages/tsar_classification' : `stages/${stage}/sites/${site}`] = value
@@ -23,13 +23,13 @@ export function trace(values: Record<string, string>): StoredTrace {
 }
 
 /** Every stage of the given sites, and the classification, `complete`. */
-export function completeTrace(...sites: string[]): StoredTrace {
+export function completeTrace(...sites: string[]): TraceRecord {
   const stored = trace({ tsar: 'complete' })
   for (const site of sites) for (const stage of STAGES) stored[stageKey(stage, site)] = 'complete'
   return stored
 }
 
-export const member = (name: string, value: Record<string, unknown>): Pick<StoredDatatrail, 'member' | 'value'> => ({
+export const member = (name: string, value: Record<string, unknown>): Pick<DatatrailRecord, 'member' | 'value'> => ({
   member: name,
   value
 })
@@ -41,9 +41,9 @@ export function heartbeat(
   id: number,
   site: string,
   options: { files?: number; finished?: boolean; error?: string | null } = {}
-): Pick<StoredHeartbeat, 'record'> {
+): Pick<HeartbeatRecord, 'heartbeat'> {
   return {
-    record: {
+    heartbeat: {
       event_no: 1,
       heartbeat_id: id,
       site,
@@ -60,7 +60,7 @@ export function heartbeat(
 
 export interface Case {
   want?: Actions['want']
-  trace?: StoredTrace | null
+  trace?: TraceRecord | null
   datatrail?: AuditedParts['datatrail']
   heartbeats?: AuditedParts['heartbeats']
   /** Time since the event, ms; 10 minutes unless given (before any default deadline). */

@@ -1,5 +1,6 @@
 import t from 'tap'
-import { basebandMember, requestedSites } from '../../src/domain/audit/requested-sites.js'
+import { requestedSites } from '../../src/domain/audit/requested-sites.js'
+import { siteModel } from '../../src/vocabulary.js'
 import { audit, completeTrace, found, HOUR, registered, SITES } from './fixtures.js'
 
 t.test('requested sites: the primary for `baseband`, others for `{site}_baseband`, configured order', async (t) => {
@@ -17,15 +18,15 @@ t.test('requested sites: the primary for `baseband`, others for `{site}_baseband
     t.strictSame(requestedSites({ want, got: {} } as never, SITES), sites, name)
   }
   t.strictSame(requestedSites(null as never, SITES), [], 'no actions at all')
-  t.strictSame(requestedSites({ want: { gbo_baseband: true }, got: {} }, ['chime', 'kko']), [], 'gbo is not configured here')
+  t.strictSame(requestedSites({ want: { gbo_baseband: true }, got: {} }, siteModel(['chime', 'kko'])), [], 'gbo is not configured here')
 })
 
 t.test('the datatrail member of a site is `baseband` at the primary site, `{site}_baseband` elsewhere', async (t) => {
   t.strictSame(
-    SITES.map((site) => basebandMember(site, SITES)),
+    SITES.names.map((site) => SITES.basebandKeyOf(site)),
     ['baseband', 'kko_baseband', 'gbo_baseband', 'hco_baseband']
   )
-  t.equal(basebandMember('kko', ['kko', 'chime']), 'baseband', 'the primary is whichever site is configured first')
+  t.equal(siteModel(['kko', 'chime']).basebandKeyOf('kko'), 'baseband', 'the primary is whichever site is configured first')
 })
 
 t.test('sites not requested are not audited, whatever their trace says', async (t) => {

@@ -33,9 +33,9 @@ t.test('wrong password and unknown user give identical answers', async (t) => {
 t.test('passwords are stored hashed with scrypt, never in clear', async (t) => {
   const app = await build(t)
   await addUser(app, 'ana', 'correct horse')
-  const user = await app.store.findUser('ana')
-  t.match(user?.passwordHash, /^scrypt\$/)
-  t.notMatch(user?.passwordHash, /correct horse/)
+  const user = await app.store.users.find('ana')
+  t.match(user?.password_hash, /^scrypt\$/)
+  t.notMatch(user?.password_hash, /correct horse/)
 })
 
 t.test('malformed credentials are 400 BadRequest naming the field', async (t) => {

@@ -58,7 +58,7 @@ t.test('unknown, malformed and expired refresh tokens are 401 AuthenticationFail
     t.equal(response.statusCode, 401, candidate)
     t.equal(response.json().exception, 'AuthenticationFailed')
   }
-  await app.store.saveRefreshToken('ana', hashRefreshToken(refresh_token), Date.now() - 1)
+  await app.store.users.saveRefreshToken('ana', hashRefreshToken(refresh_token), Date.now() - 1)
   const expired = await refresh(app, access_token, { refresh_token })
   t.equal(expired.statusCode, 401, 'past its REFRESH_TOKEN_TTL')
   t.equal(expired.json().exception, 'AuthenticationFailed')
@@ -67,7 +67,7 @@ t.test('unknown, malformed and expired refresh tokens are 401 AuthenticationFail
 t.test('a removed user cannot refresh', async (t) => {
   const app = await build(t)
   const { access_token, refresh_token } = await userWithTokens(app, 'ana')
-  await app.store.removeUser('ana')
+  await app.store.users.remove('ana')
   const response = await refresh(app, access_token, { refresh_token })
   t.equal(response.statusCode, 401)
   t.equal(response.json().exception, 'AuthenticationFailed')

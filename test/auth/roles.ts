@@ -31,7 +31,7 @@ t.test('writers and admins may write, readers get 403 Forbidden', async (t) => {
 t.test('a valid token whose user no longer exists is 403 on writes', async (t) => {
   const app = await withWriteProbe(t)
   const { access_token } = await userWithTokens(app, 'wes', 'writer')
-  await app.store.removeUser('wes')
+  await app.store.users.remove('wes')
   const response = await app.inject({ method: 'POST', url: '/v1/probe-write', headers: { authorization: access_token } })
   t.equal(response.statusCode, 403)
   t.equal(response.json().exception, 'Forbidden')

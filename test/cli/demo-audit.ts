@@ -3,9 +3,11 @@ import t, { type Test } from 'tap'
 import { seedDemoOnFirstStart } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
 import { auditEvent } from '../../src/domain/audit/audit-event.js'
-import { AUDIT_RULES, VERDICTS } from '../../src/domain/audit/rules.js'
+import { keysetPages } from '../../src/store/pages.js'
+import { AUDIT_RULES, VERDICTS } from '../../src/vocabulary.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines } from '../../src/domain/stage-deadlines.js'
-import { SqliteStore } from '../../src/store/sqlite/store.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { defaultSites } from '../sites.js'
 
 const NOW = Date.parse('2026-03-01T12:00:00Z')
 const DAY = 86_400_000
@@ -18,7 +20,7 @@ const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.
  */
 async function auditedFirstStartDemo(t: Test) {
   const config = loadConfig({ TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
-  const store = SqliteStore.open(config.TRACER_DB)
+  const store = openSqliteStore(config.TRACER_DB, defaultSites)
   t.teardown(() => store.close())
   await seedDemoOnFirstStart(store, config, () => {}, NOW)
   const settings = { sites: config.TRACER_SITES, deadlines: parseStageDeadlines(DEFAULT_STAGE_DEADLINES), now: NOW }
@@ -26,9 +28,10 @@ async function auditedFirstStartDemo(t: Test) {
   const events = { all: 0, ...zeros(VERDICTS) }
   const lastDay = zeros(VERDICTS)
   const eventsByRule = zeros(AUDIT_RULES)
-  for await (const page of store.basebandCallbacks({ start: NOW - 31 * DAY, end: NOW }, 500)) {
+  const window = { start: NOW - 31 * DAY, end: NOW }
+  for await (const page of keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.event, 500)) {
     for (const { event } of page) {
-      const parts = await store.eventParts(event.event_no)
+      const parts = await store.views.eventParts(event.event_no)
       if (parts.event === null) throw new Error(`event ${event.event_no} listed but not found`)
       const audit = auditEvent({ ...parts, event: parts.event }, settings)
       events.all++

@@ -2,23 +2,23 @@ import t from 'tap'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import { seedDemo, SeedOptionsError, type SeedOptions } from '../../src/demo/generate.js'
 import { mulberry32 } from '../../src/demo/random.js'
-import { dataProducts } from '../../src/domain/sites.js'
-import type { StoredTrace } from '../../src/domain/trace.js'
-import type { Store, StoredDatatrail, StoredEvent } from '../../src/store/port.js'
+import type { DatatrailRecord, EventRecord, TraceRecord } from '../../src/domain/records.js'
+import type { Store } from '../../src/store/port.js'
+import { siteModel } from '../../src/vocabulary.js'
 
-const SITES = ['chime', 'kko', 'gbo', 'hco']
+const SITES = siteModel(['chime', 'kko', 'gbo', 'hco'])
 const NOW = Date.parse('2025-03-01T00:00:00Z')
 const DAY = 86_400_000
 
 /** The four bulk methods seedDemo uses, recording every call. */
 function recordingStore() {
-  const written = { events: [] as StoredEvent[], traces: [] as StoredTrace[], datatrail: [] as StoredDatatrail[], heartbeats: [] as HeartbeatInput[] }
+  const written = { events: [] as EventRecord[], traces: [] as TraceRecord[], datatrail: [] as DatatrailRecord[], heartbeats: [] as HeartbeatInput[] }
   const calls: string[] = []
   const store = {
-    upsertEvents: async (events: StoredEvent[]) => (calls.push('events'), written.events.push(...events), events.length),
-    upsertTraces: async (traces: StoredTrace[]) => (calls.push('traces'), written.traces.push(...traces), traces.length),
-    putDatatrail: async (items: StoredDatatrail[]) => void (calls.push('datatrail'), written.datatrail.push(...items)),
-    addHeartbeats: async (heartbeats: HeartbeatInput[]) => (calls.push('heartbeats'), written.heartbeats.push(...heartbeats), heartbeats.length)
+    events: { upsert: async (events: EventRecord[]) => (calls.push('events'), written.events.push(...events), events.length) },
+    traces: { upsert: async (traces: TraceRecord[]) => (calls.push('traces'), written.traces.push(...traces), traces.length) },
+    datatrail: { put: async (items: DatatrailRecord[]) => void (calls.push('datatrail'), written.datatrail.push(...items)) },
+    heartbeats: { add: async (heartbeats: HeartbeatInput[]) => (calls.push('heartbeats'), written.heartbeats.push(...heartbeats), heartbeats.length) }
   }
   return { store: store as unknown as Store, written, calls }
 }
@@ -90,7 +90,7 @@ t.test('the parts: mostly consistent with the trace, sometimes not', async (t) =
   const traces = new Map(written.traces.map((trace) => [trace.event_no as number, trace]))
   t.ok(written.traces.every((trace) => basebandEvents.has(trace.event_no as number)))
   t.ok(traces.size > 0.85 * basebandEvents.size, 'most baseband events have a trace')
-  t.ok(written.datatrail.every((item) => basebandEvents.has(item.event_no) && dataProducts(SITES).includes(item.member)))
+  t.ok(written.datatrail.every((item) => basebandEvents.has(item.event_no) && SITES.dataProducts.includes(item.member)))
   t.ok(written.heartbeats.every((heartbeat) => basebandEvents.has(heartbeat.event_no)))
   t.equal(new Set(written.heartbeats.map((heartbeat) => heartbeat.heartbeat_id)).size, written.heartbeats.length, 'unique ids')
 

@@ -2,9 +2,11 @@ import { join } from 'node:path'
 import { PassThrough, Readable } from 'node:stream'
 import t, { type Test } from 'tap'
 import { runProgram } from '../../src/cli/program.js'
-import { SqliteStore } from '../../src/store/sqlite/store.js'
-import type { StoredEvent } from '../../src/store/port.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import type { EventRecord } from '../../src/domain/records.js'
+import type { Store } from '../../src/store/port.js'
 import { run } from './run.js'
+import { defaultSites } from '../sites.js'
 
 const DAY = 86_400_000
 const EVENTS = 2000
@@ -17,11 +19,11 @@ async function seeded(t: Test, args: string[] = [], file = 'tracer.sqlite') {
 }
 
 /** Every event of the store (the seeded ones lie in the last 10 days), oldest first. */
-async function allEvents(t: Test, path: string): Promise<{ store: SqliteStore; events: StoredEvent[] }> {
-  const store = SqliteStore.open(path)
+async function allEvents(t: Test, path: string): Promise<{ store: Store; events: EventRecord[] }> {
+  const store = openSqliteStore(path, defaultSites)
   t.teardown(() => store.close())
   const window = { start: Date.now() - 11 * DAY, end: Date.now() + DAY }
-  return { store, events: await store.listEvents({ window, order: 'asc', limit: 10 * EVENTS }) }
+  return { store, events: await store.events.page({ window, order: 'asc', limit: 10 * EVENTS }) }
 }
 
 t.test('seed --demo writes the events asked for, a fraction with baseband data and its parts', async (t) => {
@@ -41,7 +43,7 @@ t.test('seed --demo writes the events asked for, a fraction with baseband data a
   let withHeartbeats = 0
   let notRequired = 0
   for (const event of baseband) {
-    const parts = await store.eventParts(event.event_no)
+    const parts = await store.views.eventParts(event.event_no)
     if (parts.trace !== null) withTrace++
     if (parts.datatrail.length > 0) withDatatrail++
     if (parts.heartbeats.length > 0) withHeartbeats++
@@ -53,7 +55,7 @@ t.test('seed --demo writes the events asked for, a fraction with baseband data a
   t.ok(notRequired > 0, `${notRequired} traces hold not_required`)
 
   const other = events.find((event) => !event.baseband_requested)!
-  const parts = await store.eventParts(other.event_no)
+  const parts = await store.views.eventParts(other.event_no)
   t.strictSame([parts.trace, parts.datatrail, parts.heartbeats], [null, [], []], 'nothing but the event without baseband')
 })
 

@@ -2,17 +2,18 @@ import { chmodSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { hashPassword } from '../../src/auth/passwords.js'
-import { SqliteStore } from '../../src/store/sqlite/store.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { claims, signJwt, TEST_SECRET } from '../helper.js'
 import { request, startServer, stop, waitFor } from './processes.js'
+import { defaultSites } from '../sites.js'
 
 const UNAVAILABLE = { reasons: ['The store is unavailable; try again shortly.'], exception: 'ServiceUnavailable' }
 
 t.test('a SQLite file the server may not write: /ready and writes 503; once it may, it serves again without a restart', async (t) => {
   const folder = t.testdir()
   const path = join(folder, 'tracer.sqlite')
-  const setup = SqliteStore.open(path)
-  await setup.createUser({ name: 'pipeline', role: 'writer', passwordHash: await hashPassword('pw'), createdAt: Date.now() })
+  const setup = openSqliteStore(path, defaultSites)
+  await setup.users.create({ name: 'pipeline', role: 'writer', password_hash: await hashPassword('pw'), created_at: Date.now() })
   await setup.close()
   // Root ignores file modes: the server then runs as nobody, whom they bind. It may create the
   // -wal and -shm files beside the store, as a service account normally may.
@@ -34,7 +35,7 @@ t.test('a SQLite file the server may not write: /ready and writes 503; once it m
   t.same(await createTrace(2), { status: 200, body: { status: true } }, 'writes work again, in the same process')
   await stop(server.child)
 
-  const after = SqliteStore.open(path)
+  const after = openSqliteStore(path, defaultSites)
   t.teardown(() => after.close())
-  t.not(await after.findTrace(2), null, 'the write is in the file')
+  t.not(await after.traces.find(2), null, 'the write is in the file')
 })

@@ -3,8 +3,7 @@
  * hostile-input.test.ts fails when the app has a route this table does not know: add it here.
  */
 import fc from 'fast-check'
-import { dataProducts } from '../../src/domain/sites.js'
-import { CLASSIFICATION_STAGE, STAGES } from '../../src/domain/trace.js'
+import { CLASSIFICATION_STAGE, STAGES, type Sites } from '../../src/vocabulary.js'
 import {
   authorizations,
   contentTypes,
@@ -41,7 +40,7 @@ export interface RouteInputs {
 }
 
 export interface Context extends SecurityApp {
-  sites: readonly string[]
+  sites: Sites
   /** A next_cursor of GET /v1/events, as the service issued it. */
   cursor: string
   /** Credentials of a user that only POST /auth logs in (so the others' refresh tokens stay current). */
@@ -91,7 +90,7 @@ function ndjsonBodies(record: fc.Arbitrary<Record<string, unknown>>): fc.Arbitra
 /** Generators for each URL template the app registers. */
 export function routeInputs(context: Context): Record<string, RouteInputs> {
   const { sites, writerRefresh, readerRefresh, cursor, login } = context
-  const members = dataProducts(sites)
+  const members = sites.dataProducts
   const constant = (path: string): RouteInputs => ({ path: fc.constant(path) })
   const docsStatic = fc
     .oneof(
@@ -116,7 +115,7 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
   const heartbeat = fc.record({
     event_no: fc.integer({ min: 0, max: 20 }),
     heartbeat_id: fc.maxSafeNat(),
-    site: fc.constantFrom(...sites),
+    site: fc.constantFrom(...sites.names),
     sent: fc.record({ trigger_time: recentIso, error: fc.oneof(fc.constant(null), fc.string({ maxLength: 20 })) }),
     received: fc.record({
       total_data_files: fc.nat(),
@@ -217,14 +216,14 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     '/v1/event-tracer/event-status/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/event-status/${no}`) },
     '/v1/event-tracer/create-trace': {
       path: fc.constant('/v1/event-tracer/create-trace'),
-      body: objectBodies(fc.record({ event: fc.oneof(fc.integer({ min: 0, max: 20 }), eventNoValue), site: fc.constantFrom(...sites) }))
+      body: objectBodies(fc.record({ event: fc.oneof(fc.integer({ min: 0, max: 20 }), eventNoValue), site: fc.constantFrom(...sites.names) }))
     },
     '/v1/event-tracer/update-trace': {
       path: fc.constant('/v1/event-tracer/update-trace'),
       body: objectBodies(
         fc.record({
           event: fc.integer({ min: 0, max: 20 }),
-          site: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...sites) }, { weight: 1, arbitrary: fc.string({ maxLength: 70 }) }),
+          site: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...sites.names) }, { weight: 1, arbitrary: fc.string({ maxLength: 70 }) }),
           stage: fc.constantFrom(CLASSIFICATION_STAGE, ...STAGES),
           status: fc.constantFrom('complete', 'incomplete')
         })
@@ -352,7 +351,7 @@ function poisoned(root: unknown): boolean {
  * necessary conditions of the contract: an invalid event_no in the path or the body, poisoned
  * or unparsable JSON, a limit outside 1..1000, an unknown order, site, stage, status or member.
  */
-export function mustRefuse(route: Route, request: HostileRequest, sites: readonly string[]): string | undefined {
+export function mustRefuse(route: Route, request: HostileRequest, sites: Sites): string | undefined {
   if (request.method !== route.method) return undefined
   const [path = '', query = ''] = request.url.split(/\?(.*)/s)
   const template = route.url.split('/')
@@ -367,7 +366,7 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: readonl
       return `path.${part.slice(1)} is not valid percent-encoding`
     }
     if (part === ':event_no' && !(EVENT_NO_TEXT.test(value) && Number(value) <= Number.MAX_SAFE_INTEGER)) return `path.event_no ${JSON.stringify(value)}`
-    if (part === ':member' && !dataProducts(sites).includes(value)) return `path.member ${JSON.stringify(value)}`
+    if (part === ':member' && !sites.dataProducts.includes(value)) return `path.member ${JSON.stringify(value)}`
   }
 
   if (route.url === '/v1/events' && route.method !== 'POST') {

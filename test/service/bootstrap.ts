@@ -11,7 +11,7 @@ async function bootstrap(t: Test, env: ConfigInput, existingUsers: string[] = []
   const config = testConfig(t, env)
   const store = await openStore(config)
   t.teardown(() => store.close())
-  for (const name of existingUsers) await store.createUser({ name, role: 'reader', passwordHash: 'scrypt$x', createdAt: Date.now() })
+  for (const name of existingUsers) await store.users.create({ name, role: 'reader', password_hash: 'scrypt$x', created_at: Date.now() })
   const lines: string[] = []
   const created = await ensureAdminUser(store, config, (line) => lines.push(line))
   return { store, created, lines }
@@ -21,7 +21,7 @@ t.test('an empty store gets admin with TRACER_ADMIN_PASSWORD, silently', async (
   const { store, created, lines } = await bootstrap(t, { TRACER_ADMIN_PASSWORD: 'change-me' })
   t.equal(created, true)
   t.strictSame(lines, [])
-  t.ok(await verifyPassword('change-me', (await store.findUser('admin'))?.passwordHash))
+  t.ok(await verifyPassword('change-me', (await store.users.find('admin'))?.password_hash))
 })
 
 t.test('TRACER_ADMIN_PASSWORD on a store with users: one line saying it was not applied', async (t) => {
@@ -32,7 +32,7 @@ t.test('TRACER_ADMIN_PASSWORD on a store with users: one line saying it was not 
   t.match(lines[0], 'users passwd admin --password-stdin', 'says how to set it')
   t.notMatch(lines[0], 'change-me', 'never the password')
   t.notMatch(lines[0], /\n/)
-  t.equal((await store.findUser('admin'))?.passwordHash, 'scrypt$x', 'the password is unchanged')
+  t.equal((await store.users.find('admin'))?.password_hash, 'scrypt$x', 'the password is unchanged')
 })
 
 t.test('no TRACER_ADMIN_PASSWORD on a store with users: nothing to say', async (t) => {

@@ -27,7 +27,7 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     MAX_STREAMED_RESPONSES: 32,
     STREAM_STALL_TIMEOUT_S: 30
   })
-  t.strictSame(config.TRACER_SITES, ['chime', 'kko', 'gbo', 'hco'])
+  t.strictSame(config.TRACER_SITES.names, ['chime', 'kko', 'gbo', 'hco'])
   t.equal(config.JWT_SECRET, undefined)
   t.equal(config.AUTH_ADDRESS_RATE_LIMIT, undefined, 'AUTH_RATE_LIMIT applies')
 })
@@ -36,7 +36,7 @@ t.test('values are converted, empty strings count as unset, unknown variables ar
   const config = loadConfig({ PORT: '9001', ACCESS_TOKEN_TTL: '60', TRACER_SITES: 'chime,kko', HOST: '', PATH: '/bin' } as never)
   t.equal(config.PORT, 9001)
   t.equal(config.ACCESS_TOKEN_TTL, 60)
-  t.strictSame(config.TRACER_SITES, ['chime', 'kko'])
+  t.strictSame(config.TRACER_SITES.names, ['chime', 'kko'])
   t.equal(config.HOST, '127.0.0.1')
   const flags = loadConfig({ BEHIND_TLS: 'true', METRICS_REQUIRE_TOKEN: 'false' })
   t.equal(flags.BEHIND_TLS, true)

@@ -2,13 +2,14 @@ import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
-import { SqliteStore } from '../../src/store/sqlite/store.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { addUser, TEST_SECRET } from '../helper.js'
+import { defaultSites } from '../sites.js'
 
 t.test('a full auth flow logs no password, refresh token or access token', async (t) => {
   const lines: string[] = []
   const config = loadConfig({ TRACER_DB: join(t.testdir(), 'tracer.sqlite'), JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'trace' })
-  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB), logStream: { write: (line) => lines.push(line) } })
+  const app = await buildApp({ config, store: openSqliteStore(config.TRACER_DB, defaultSites), logStream: { write: (line) => lines.push(line) } })
   t.teardown(() => app.close())
   await addUser(app, 'ana', 'a-very-secret-password')
 

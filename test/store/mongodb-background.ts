@@ -1,5 +1,6 @@
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb'
 import t from 'tap'
+import { defaultSites } from '../sites.js'
 import { buildApp } from '../../src/app.js'
 import { ensureAdminUser } from '../../src/bootstrap.js'
 import { connectInBackground } from '../../src/store/mongodb/background.js'
@@ -9,7 +10,7 @@ import { claims, signJwt, testConfig } from '../helper.js'
 import { MingoEngine } from './mingo/engine.js'
 
 const UNAVAILABLE = { reasons: ['The store is unavailable; try again shortly.'], exception: 'ServiceUnavailable' }
-const settings = { url: 'mongodb://db.example:27017', dbName: 'frb_master' }
+const settings = { url: 'mongodb://db.example:27017', dbName: 'frb_master', sites: defaultSites }
 const unreachable = () => new MongoServerSelectionError('connect ECONNREFUSED 10.0.0.5:27017', {} as never)
 const engineConnection = (engine: MingoEngine): MongoConnection => ({ db: () => engine.db, close: () => engine.close() })
 
@@ -99,7 +100,7 @@ t.test('the start-up work is retried too when the database goes away just after 
       engine.failNext('countDocuments', new MongoNetworkError('connection reset'))
       setImmediate(wake)
     }
-    await store.countUsers()
+    await store.users.count()
   }
   const { store, connected } = connectInBackground(settings, { ...tools, connect: async () => engineConnection(engine), prepare })
   t.teardown(() => store.close())

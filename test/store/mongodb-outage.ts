@@ -10,7 +10,7 @@ t.test('while the database is away the app answers 503, and serves again when it
   const get = (url: string) => app.inject({ url, headers: { authorization: reader } })
   const eventStatus = '/v1/event-tracer/event-status/1'
   const callbacks = '/v1/event-tracer/baseband-callbacks?start_time_utc=2024-05-01&end_time_utc=2024-05-02'
-  await store.upsertTraces([{ event_no: 1, 'stages/tsar_classification': 'complete' }])
+  await store.traces.upsert([{ event_no: 1, 'stages/tsar_classification': 'complete' }])
 
   engine!.away = true
   for (const url of ['/ready', eventStatus, callbacks]) {

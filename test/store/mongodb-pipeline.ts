@@ -1,6 +1,7 @@
 import t from 'tap'
-import { toStoredEvent } from '../../src/domain/events.js'
-import { STAGES } from '../../src/domain/trace.js'
+import { defaultSites } from '../sites.js'
+import { toEventRecord } from '../../src/domain/events.js'
+import { STAGES } from '../../src/vocabulary.js'
 import { FIXTURE_EVENTS, pipelineTraces } from './fixtures/pipeline-traces.js'
 import { mongoApp } from './mongo-app.js'
 import { mongoBackends } from './mongo-backends.js'
@@ -37,11 +38,11 @@ for (const backend of mongoBackends()) {
     for (const document of pipelineTraces) await db.collection('trace').insertOne({ ...document })
     // Events for all but the last: that one is known from its trace alone.
     const now = 1714560000
-    await store.upsertEvents(
+    await store.events.upsert(
       FIXTURE_EVENTS.slice(0, 4).map((event_no, i) =>
-        toStoredEvent(
+        toEventRecord(
           { event_no, timestamp_utc: `2024-05-01T10:0${i}:00Z`, snr: 12, known_source_name: 'EXT', actions: { want: { kko_baseband: true }, got: {} } },
-          SITES,
+          defaultSites,
           now
         )
       )
@@ -63,7 +64,7 @@ for (const backend of mongoBackends()) {
       t.strictSame(status.json().trace, EXPECTED[i], `event-status, event ${eventNo}`)
     }
 
-    const stored = await store.findTrace(3_100_000_002)
+    const stored = await store.traces.find(3_100_000_002)
     t.equal(stored?.event_no, 3_100_000_002, 'an int64 event_no reads as a plain number')
     t.equal(stored?.create_timestamp, 1714557600)
     t.notOk(stored !== null && '_id' in stored, 'no _id leaves the adapter')

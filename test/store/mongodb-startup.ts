@@ -1,5 +1,6 @@
 import { MongoClient, MongoServerError, MongoServerSelectionError } from 'mongodb'
 import t from 'tap'
+import { defaultSites } from '../sites.js'
 import { clientOptions, openMongoStore, SERVER_SELECTION_TIMEOUT_MS, SOCKET_TIMEOUT_MS, type MongoConnection } from '../../src/store/mongodb/connect.js'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { MingoEngine } from './mingo/engine.js'
@@ -26,7 +27,7 @@ const engineConnection = (engine: MingoEngine) => {
   return connection satisfies MongoConnection
 }
 
-const settings = { url: 'mongodb://db.example:27017', dbName: 'frb_master' }
+const settings = { url: 'mongodb://db.example:27017', dbName: 'frb_master', sites: defaultSites }
 
 t.test('a command waits for the database with exponential backoff and logs each retry', async (t) => {
   const { time, tools } = fakeTime()

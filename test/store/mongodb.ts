@@ -1,14 +1,14 @@
 import { MongoServerError } from 'mongodb'
 import t from 'tap'
 import { StoreUnavailableError } from '../../src/store/port.js'
-import { storeConformance } from './conformance.js'
+import { storeConformance, type OpenStore } from './conformance.js'
 import { duplicateKeyError } from './mingo/engine.js'
 import { engineOnly, mongoBackends } from './mongo-backends.js'
 import { tracerConformance } from './tracer-conformance.js'
 
 for (const backend of mongoBackends()) {
   t.test(`MongoStore on ${backend.name}`, async (t) => {
-    const open = async (t: Parameters<typeof storeConformance>[0]) => (await backend.open(t)).store
+    const open: OpenStore = async (t, sites) => (await backend.open(t, sites)).store
 
     t.test('passes the store conformance suite', async (t) => {
       storeConformance(t, open)
@@ -32,51 +32,52 @@ for (const backend of mongoBackends()) {
 
     t.test('a trace written with an _id of its own keeps none of it on the way out', async (t) => {
       const { store } = await backend.open(t)
-      await store.upsertTraces([{ event_no: 5, _id: 'from-a-dump', 'stages/a': 'complete' }])
-      await store.upsertTraces([{ event_no: 5, _id: 'another', 'stages/a': 'incomplete' }])
-      t.strictSame(await store.findTrace(5), { event_no: 5, 'stages/a': 'incomplete' })
+      await store.traces.upsert([{ event_no: 5, _id: 'from-a-dump', 'stages/a': 'complete' }])
+      await store.traces.upsert([{ event_no: 5, _id: 'another', 'stages/a': 'incomplete' }])
+      t.strictSame(await store.traces.find(5), { event_no: 5, 'stages/a': 'incomplete' })
     })
 
     t.test('a closed store rejects with StoreUnavailableError', async (t) => {
       const { store } = await backend.open(t)
       await store.close()
       await t.rejects(store.ping(), StoreUnavailableError)
-      await t.rejects(store.findUser('ana'), StoreUnavailableError)
+      await t.rejects(store.users.find('ana'), StoreUnavailableError)
     })
   })
 }
 
 t.test('each trace write is one single-document operation, retried once after a racing insert', async (t) => {
   const { store, engine } = await engineOnly.open(t)
-  const initial = { 'stages/a': 'incomplete', 'stages/b': 'incomplete' }
+  // Two keys of the default sites' new trace.
+  const [a, b] = ['stages/tsar_classification', 'stages/baseband_conversion/sites/kko']
   const traceWrites = () => engine!.calls.filter((call) => call.collection === 'trace' && call.method !== 'findOne')
 
   engine!.calls.length = 0
-  await store.setTraceStatus(1, 'stages/a', 'complete', initial, 10)
-  await store.createTrace(2, initial, 10)
+  await store.traces.setStatus(1, a, 'complete', 10)
+  await store.traces.create(2, 10)
   t.strictSame(traceWrites().map((call) => call.method), ['updateOne', 'updateOne'], 'one updateOne each')
 
   engine!.calls.length = 0
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 3 }))
-  await store.setTraceStatus(3, 'stages/b', 'complete', initial, 20)
-  t.match(await store.findTrace(3), { 'stages/a': 'incomplete', 'stages/b': 'complete', update_timestamp: 20 })
+  await store.traces.setStatus(3, b, 'complete', 20)
+  t.match(await store.traces.find(3), { [a]: 'incomplete', [b]: 'complete', update_timestamp: 20 })
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 4 }))
-  await store.createTrace(4, initial, 30)
-  t.match(await store.findTrace(4), { event_no: 4, create_timestamp: 30 })
+  await store.traces.create(4, 30)
+  t.match(await store.traces.find(4), { event_no: 4, create_timestamp: 30 })
   t.equal(traceWrites().length, 4, 'each retried exactly once')
 
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 5 }))
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 5 }))
-  await t.rejects(store.setTraceStatus(5, 'stages/a', 'complete', initial, 40), MongoServerError, 'a second E11000 is a real error')
+  await t.rejects(store.traces.setStatus(5, a, 'complete', 40), MongoServerError, 'a second E11000 is a real error')
 })
 
 t.test('bulk writes are one bulkWrite each', async (t) => {
   const { store, engine } = await engineOnly.open(t)
   engine!.calls.length = 0
   const event = { timestamp: 0, snr: 1, dm: null, known_source_name: 'EXT', tsar_classification: null, actions: { want: {}, got: {} }, baseband_requested: false, update_timestamp: 1 }
-  await store.upsertEvents([{ ...event, event_no: 1 }, { ...event, event_no: 2 }])
-  await store.upsertTraces([{ event_no: 1 }, { event_no: 2 }])
-  await store.putDatatrail([1, 2].map((event_no) => ({ event_no, member: 'baseband', value: {}, update_timestamp: 1 })))
+  await store.events.upsert([{ ...event, event_no: 1 }, { ...event, event_no: 2 }])
+  await store.traces.upsert([{ event_no: 1 }, { event_no: 2 }])
+  await store.datatrail.put([1, 2].map((event_no) => ({ event_no, member: 'baseband', value: {}, update_timestamp: 1 })))
   t.strictSame(engine!.calls.map((call) => [call.collection, call.method]), [
     ['events', 'bulkWrite'],
     ['trace', 'bulkWrite'],

@@ -6,8 +6,9 @@ import { join } from 'node:path'
 import t from 'tap'
 import { buildApp } from '../../src/app.js'
 import { StoreUnavailableError } from '../../src/store/port.js'
-import { REOPEN_INTERVAL_MS, SqliteStore } from '../../src/store/sqlite/store.js'
+import { openSqliteStore, REOPEN_INTERVAL_MS } from '../../src/store/sqlite/store.js'
 import { build, claims, signJwt, testConfig, userWithTokens } from '../helper.js'
+import { defaultSites } from '../sites.js'
 
 const UNAVAILABLE = { reasons: ['The store is unavailable; try again shortly.'], exception: 'ServiceUnavailable' }
 
@@ -40,13 +41,13 @@ t.test('a store locked by another process: 503 envelope and /ready 503, then rec
   other.close()
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200, 'ready again without a restart')
   t.equal((await write()).statusCode, 200)
-  t.not(await app.store.findTrace(1), null)
+  t.not(await app.store.traces.find(1), null)
 })
 
 t.test('a connection SQLite opened read-only: 503 while the file may not be written, then a reopen by itself', async (t) => {
   const config = testConfig(t)
-  const setup = SqliteStore.open(config.TRACER_DB)
-  await setup.createUser({ name: 'pipeline', role: 'writer', passwordHash: 'unused', createdAt: 1 })
+  const setup = openSqliteStore(config.TRACER_DB, defaultSites)
+  await setup.users.create({ name: 'pipeline', role: 'writer', password_hash: 'unused', created_at: 1 })
   await setup.close()
   // SQLite opens a file the process may not write read-only, without an error; this opener does
   // the same while `writable` is false (test/process/store-away.test.ts shows the real thing).
@@ -57,7 +58,7 @@ t.test('a connection SQLite opened read-only: 503 while the file may not be writ
     opened++
     return new Database(path, { readonly: !writable })
   }
-  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB, { createDatabase, now: () => now }) })
+  const app = await buildApp({ config, store: openSqliteStore(config.TRACER_DB, defaultSites, { createDatabase, now: () => now }) })
   t.teardown(() => app.close())
   const token = signJwt(claims('pipeline'))
   const write = (event: number) =>
@@ -77,15 +78,15 @@ t.test('a connection SQLite opened read-only: 503 while the file may not be writ
   t.strictSame((await app.inject({ url: '/ready' })).json(), { status: 'ok' }, 'ready again without a restart')
   t.equal(opened, 3)
   t.equal((await write(2)).statusCode, 200)
-  t.not(await app.store.findTrace(2), null)
-  t.equal((await app.store.findUser('pipeline'))?.role, 'writer', 'what was committed before is all there')
+  t.not(await app.store.traces.find(2), null)
+  t.equal((await app.store.users.find('pipeline'))?.role, 'writer', 'what was committed before is all there')
 })
 
 t.test('a full database (as PRAGMA max_page_count makes it, exactly as a full disk does): 503 until there is room again', async (t) => {
   const config = testConfig(t)
   let connection: Database.Database | undefined
   const createDatabase = (path: string) => (connection = new Database(path))
-  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB, { createDatabase }) })
+  const app = await buildApp({ config, store: openSqliteStore(config.TRACER_DB, defaultSites, { createDatabase }) })
   t.teardown(() => app.close())
   const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
   const events = (first: number) =>
@@ -106,7 +107,7 @@ t.test('a full database (as PRAGMA max_page_count makes it, exactly as a full di
   db.pragma(`max_page_count = ${unlimited}`)
   t.strictSame((await app.inject({ url: '/ready' })).json(), { status: 'ok' }, 'ready again without a restart')
   t.strictSame((await write(1)).json(), { upserted: 200 })
-  t.equal((await app.store.findUser('pipeline'))?.role, 'writer', 'what was committed before is all there')
+  t.equal((await app.store.users.find('pipeline'))?.role, 'writer', 'what was committed before is all there')
 })
 
 t.test('a readiness probe of a healthy store writes nothing to disk', async (t) => {
@@ -131,7 +132,7 @@ t.test('a real full disk: a small tmpfs, where this test may mount one (root wit
   }
   t.teardown(() => execFileSync('umount', [folder]))
   const config = testConfig(t, { TRACER_DB: join(folder, 'tracer.sqlite') })
-  const app = await buildApp({ config, store: SqliteStore.open(config.TRACER_DB) })
+  const app = await buildApp({ config, store: openSqliteStore(config.TRACER_DB, defaultSites) })
   t.teardown(() => app.close())
   const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
   const write = (batch: number) =>
@@ -167,12 +168,12 @@ t.test('a real full disk: a small tmpfs, where this test may mount one (root wit
 t.test('an in-memory store is never reopened: a new connection would find it empty', async (t) => {
   let connection: Database.Database | undefined
   let opened = 0
-  const store = SqliteStore.open(':memory:', { createDatabase: (path) => (opened++, (connection = new Database(path))) })
+  const store = openSqliteStore(':memory:', defaultSites, { createDatabase: (path) => (opened++, (connection = new Database(path))) })
   t.teardown(() => store.close())
-  await store.createUser({ name: 'ana', passwordHash: 'h', role: 'reader', createdAt: 1 })
+  await store.users.create({ name: 'ana', password_hash: 'h', role: 'reader', created_at: 1 })
   // query_only refuses writes with SQLITE_READONLY, the error a reopen would otherwise answer.
   connection!.pragma('query_only = ON')
-  await t.rejects(store.setRole('ana', 'admin'), StoreUnavailableError)
-  t.equal((await store.findUser('ana'))?.role, 'reader', 'the data is still there')
+  await t.rejects(store.users.setRole('ana', 'admin'), StoreUnavailableError)
+  t.equal((await store.users.find('ana'))?.role, 'reader', 'the data is still there')
   t.equal(opened, 1)
 })

@@ -1,12 +1,15 @@
 import type { Test } from 'tap'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { StoredEvent } from '../../src/store/port.js'
+import type { EventRecord } from '../../src/domain/records.js'
+import { keysetPages } from '../../src/store/pages.js'
+import type { Store } from '../../src/store/port.js'
+import { siteModel } from '../../src/vocabulary.js'
 import type { OpenStore } from './conformance.js'
 
 const T0 = Date.parse('2024-05-01T00:00:00Z')
 const MINUTE = 60_000
 
-const stored = (event_no: number, minutes: number, overrides: Partial<StoredEvent> = {}): StoredEvent => ({
+const stored = (event_no: number, minutes: number, overrides: Partial<EventRecord> = {}): EventRecord => ({
   event_no,
   timestamp: T0 + minutes * MINUTE,
   snr: 10 + event_no,
@@ -27,27 +30,31 @@ const heartbeat = (heartbeat_id: number, event_no = 1, total_data_files = 1): He
   received: { total_data_files, dir_size_gb: 1.5, finished_time: null, heartbeat_sent_unix_s: 1_714_521_605 }
 })
 
-const numbers = (events: StoredEvent[]) => events.map((event) => event.event_no)
+const numbers = (events: EventRecord[]) => events.map((event) => event.event_no)
 const window = (fromMinutes: number, toMinutes: number) => ({ start: T0 + fromMinutes * MINUTE, end: T0 + toMinutes * MINUTE })
+
+/** The baseband-callback scan as the route reads it: keyset pages of the views' callback pages. */
+const callbackPages = (store: Store, scan: ReturnType<typeof window>, pageSize: number) =>
+  keysetPages((after, limit) => store.views.callbackPage(scan, after, limit), (row) => row.event, pageSize)
 
 /** The event-tracer half of the store conformance suite. */
 export function tracerConformance(t: Test, open: OpenStore) {
   t.test('events: upsert, find, replace', async (t) => {
     const store = await open(t)
-    t.equal(await store.upsertEvents([stored(1, 0), stored(2, 1)]), 2)
-    t.strictSame(await store.findEvent(1), stored(1, 0))
-    t.strictSame(await store.findEvent(2), stored(2, 1), 'null dm and classification survive')
-    t.equal(await store.findEvent(3), null)
-    await store.upsertEvents([stored(1, 5, { snr: 99, actions: { want: {}, got: { intensity: true } }, baseband_requested: false })])
-    t.match(await store.findEvent(1), { snr: 99, timestamp: T0 + 5 * MINUTE, actions: { want: {}, got: { intensity: true } }, baseband_requested: false })
-    t.equal(await store.upsertEvents([]), 0)
+    t.equal(await store.events.upsert([stored(1, 0), stored(2, 1)]), 2)
+    t.strictSame(await store.events.find(1), stored(1, 0))
+    t.strictSame(await store.events.find(2), stored(2, 1), 'null dm and classification survive')
+    t.equal(await store.events.find(3), null)
+    await store.events.upsert([stored(1, 5, { snr: 99, actions: { want: {}, got: { intensity: true } }, baseband_requested: false })])
+    t.match(await store.events.find(1), { snr: 99, timestamp: T0 + 5 * MINUTE, actions: { want: {}, got: { intensity: true } }, baseband_requested: false })
+    t.equal(await store.events.upsert([]), 0)
   })
 
   t.test('events: half-open window, both orders, ties by event_no, positions, limits', async (t) => {
     const store = await open(t)
-    await store.upsertEvents([stored(4, 10), stored(3, 10), stored(1, 0), stored(2, 5), stored(5, 20)])
-    const list = (query: Partial<Parameters<typeof store.listEvents>[0]> = {}) =>
-      store.listEvents({ window: window(0, 20), order: 'asc', limit: 100, ...query }).then(numbers)
+    await store.events.upsert([stored(4, 10), stored(3, 10), stored(1, 0), stored(2, 5), stored(5, 20)])
+    const list = (query: Partial<Parameters<typeof store.events.page>[0]> = {}) =>
+      store.events.page({ window: window(0, 20), order: 'asc', limit: 100, ...query }).then(numbers)
     t.strictSame(await list(), [1, 2, 3, 4], 'start in, end out')
     t.strictSame(await list({ order: 'desc' }), [4, 3, 2, 1])
     t.strictSame(await list({ limit: 2 }), [1, 2])
@@ -58,9 +65,9 @@ export function tracerConformance(t: Test, open: OpenStore) {
 
   t.test('events: filters', async (t) => {
     const store = await open(t)
-    await store.upsertEvents([1, 2, 3, 4, 5, 6].map((n) => stored(n, n)))
-    const list = (query: Partial<Parameters<typeof store.listEvents>[0]>) =>
-      store.listEvents({ window: window(0, 60), order: 'asc', limit: 100, ...query }).then(numbers)
+    await store.events.upsert([1, 2, 3, 4, 5, 6].map((n) => stored(n, n)))
+    const list = (query: Partial<Parameters<typeof store.events.page>[0]>) =>
+      store.events.page({ window: window(0, 60), order: 'asc', limit: 100, ...query }).then(numbers)
     t.strictSame(await list({ minSnr: 14 }), [4, 5, 6])
     t.strictSame(await list({ maxSnr: 12 }), [1, 2])
     t.strictSame(await list({ knownSourceName: 'B0329+54' }), [3, 6])
@@ -70,67 +77,72 @@ export function tracerConformance(t: Test, open: OpenStore) {
 
   t.test('baseband callbacks: requested only, ascending, in pages, with traces', async (t) => {
     const store = await open(t)
-    await store.upsertEvents([7, 1, 3, 5, 2, 9, 11].map((n) => stored(n, n === 11 ? 60 : 10 - n)))
-    await store.upsertTraces([{ event_no: 3, 'stages/tsar_classification': 'complete', note: 'kept' }])
+    await store.events.upsert([7, 1, 3, 5, 2, 9, 11].map((n) => stored(n, n === 11 ? 60 : 10 - n)))
+    await store.traces.upsert([{ event_no: 3, 'stages/tsar_classification': 'complete', note: 'kept' }])
     const pages = []
-    for await (const page of store.basebandCallbacks(window(0, 60), 2)) pages.push(page)
+    for await (const page of callbackPages(store, window(0, 60), 2)) pages.push(page)
     t.strictSame(pages.map((page) => page.map((row) => row.event.event_no)), [[9, 7], [5, 3], [1]], 'at most 2 a page; 11 is at the end, out')
     const withTrace = pages.flat().find((row) => row.event.event_no === 3)
     t.strictSame(withTrace?.trace, { event_no: 3, 'stages/tsar_classification': 'complete', note: 'kept' })
     t.equal(pages.flat().find((row) => row.event.event_no === 5)?.trace, null)
     let none = 0
-    for await (const _ of store.basebandCallbacks(window(100, 200), 2)) none++
+    for await (const _ of callbackPages(store, window(100, 200), 2)) none++
     t.equal(none, 0, 'an empty window yields no page')
   })
 
   t.test('traces: create is idempotent, set creates and updates, both keep the document shape', async (t) => {
-    const store = await open(t)
-    const initial = { 'stages/a': 'incomplete', 'stages/b': 'incomplete' }
-    await store.createTrace(1, initial, 100.5)
-    t.strictSame(await store.findTrace(1), { event_no: 1, 'stages/a': 'incomplete', 'stages/b': 'incomplete', create_timestamp: 100.5, update_timestamp: 100.5 })
-    await store.setTraceStatus(1, 'stages/a', 'complete', initial, 200.25)
-    await store.createTrace(1, initial, 300)
-    t.strictSame(await store.findTrace(1), { event_no: 1, 'stages/a': 'complete', 'stages/b': 'incomplete', create_timestamp: 100.5, update_timestamp: 200.25 })
-    await store.setTraceStatus(2, 'stages/b', 'complete', initial, 400)
-    t.strictSame(await store.findTrace(2), { event_no: 2, 'stages/a': 'incomplete', 'stages/b': 'complete', create_timestamp: 400, update_timestamp: 400 })
-    t.equal(await store.findTrace(3), null)
+    // One site: the new document holds the classification and the four stages of site `a`.
+    const store = await open(t, siteModel(['a']))
+    const [classification, request, ...others] = siteModel(['a']).traceKeys as [string, string, ...string[]]
+    const document = (event_no: number, set: Record<string, string>, times: object) => ({
+      event_no,
+      ...Object.fromEntries([classification, request, ...others].map((key) => [key, set[key] ?? 'incomplete'])),
+      ...times
+    })
+    await store.traces.create(1, 100.5)
+    t.strictSame(await store.traces.find(1), document(1, {}, { create_timestamp: 100.5, update_timestamp: 100.5 }))
+    await store.traces.setStatus(1, classification, 'complete', 200.25)
+    await store.traces.create(1, 300)
+    t.strictSame(await store.traces.find(1), document(1, { [classification]: 'complete' }, { create_timestamp: 100.5, update_timestamp: 200.25 }))
+    await store.traces.setStatus(2, request, 'complete', 400)
+    t.strictSame(await store.traces.find(2), document(2, { [request]: 'complete' }, { create_timestamp: 400, update_timestamp: 400 }))
+    t.equal(await store.traces.find(3), null)
   })
 
   t.test('traces: concurrent updates of different keys lose none', async (t) => {
     const store = await open(t)
     const keys = Array.from({ length: 100 }, (_, i) => `stages/s${i}`)
-    const initial = Object.fromEntries(keys.map((key) => [key, 'incomplete']))
-    await Promise.all(keys.map((key, i) => store.setTraceStatus(7, key, 'complete', initial, 1000 + i)))
-    const trace = await store.findTrace(7)
+    await Promise.all(keys.map((key, i) => store.traces.setStatus(7, key, 'complete', 1000 + i)))
+    const trace = await store.traces.find(7)
     t.equal(keys.filter((key) => trace?.[key] === 'complete').length, 100)
   })
 
   t.test('traces: bulk upsert replaces whole documents', async (t) => {
     const store = await open(t)
-    t.equal(await store.upsertTraces([{ event_no: 1, 'stages/a': 'complete' }, { event_no: 2 }]), 2)
-    await store.upsertTraces([{ event_no: 1, 'stages/b': 'not_required', update_timestamp: 5 }])
-    t.strictSame(await store.findTrace(1), { event_no: 1, 'stages/b': 'not_required', update_timestamp: 5 })
+    t.equal(await store.traces.upsert([{ event_no: 1, 'stages/a': 'complete' }, { event_no: 2 }]), 2)
+    await store.traces.upsert([{ event_no: 1, 'stages/b': 'not_required', update_timestamp: 5 }])
+    t.strictSame(await store.traces.find(1), { event_no: 1, 'stages/b': 'not_required', update_timestamp: 5 })
   })
 
   t.test('event parts: datatrail replaced by member, heartbeats by id once, one snapshot', async (t) => {
     const store = await open(t)
-    t.strictSame(await store.eventParts(1), { event: null, trace: null, datatrail: [], heartbeats: [] })
-    await store.putDatatrail([
+    t.strictSame(await store.views.eventParts(1), { event: null, trace: null, datatrail: [], heartbeats: [] })
+    await store.datatrail.put([
       { event_no: 1, member: 'kko_baseband', value: { registered: false }, update_timestamp: 10 },
       { event_no: 1, member: 'baseband', value: { registered: true }, update_timestamp: 11 },
       { event_no: 2, member: 'baseband', value: { registered: true }, update_timestamp: 12 }
     ])
-    await store.putDatatrail([{ event_no: 1, member: 'kko_baseband', value: { registered: true, num_files: 3 }, update_timestamp: 20 }])
-    t.equal(await store.addHeartbeats([heartbeat(5), heartbeat(2), heartbeat(9, 2)], 30), 3)
-    t.equal(await store.addHeartbeats([heartbeat(5, 1, 999), heartbeat(6)], 40), 1, 'only id 6 is new')
-    await store.upsertEvents([stored(1, 0)])
-    const parts = await store.eventParts(1)
+    await store.datatrail.put([{ event_no: 1, member: 'kko_baseband', value: { registered: true, num_files: 3 }, update_timestamp: 20 }])
+    t.equal(await store.heartbeats.add([heartbeat(5), heartbeat(2), heartbeat(9, 2)], 30), 3)
+    t.equal(await store.heartbeats.add([heartbeat(5, 1, 999), heartbeat(6)], 40), 1, 'only id 6 is new')
+    await store.events.upsert([stored(1, 0)])
+    const parts = await store.views.eventParts(1)
     t.strictSame(parts.event, stored(1, 0))
     t.strictSame(
       parts.datatrail.map(({ member, value, update_timestamp }) => [member, value, update_timestamp]).sort(),
       [['baseband', { registered: true }, 11], ['kko_baseband', { registered: true, num_files: 3 }, 20]]
     )
-    t.strictSame(parts.heartbeats.map((h) => [h.record.heartbeat_id, h.record.received.total_data_files, h.update_timestamp]), [
+    t.strictSame(parts.heartbeats.map((h) => [h.heartbeat.heartbeat_id, h.heartbeat.received.total_data_files, h.update_timestamp]), [
       [2, 1, 30],
       [5, 1, 30],
       [6, 1, 40]

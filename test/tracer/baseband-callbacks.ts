@@ -74,7 +74,7 @@ t.test('each record: event_no, snr, known_source_name, timestamp_utc, and trace 
     event(1, '2024-05-01T10:00:00Z', { snr: 42.5, known_source_name: 'B0329+54' }),
     event(2, '2024-05-01T11:00:00Z', { snr: 8.25, known_source_name: 'AMB' })
   ])
-  await app.store.upsertTraces([
+  await app.store.traces.upsert([
     { event_no: 1, 'stages/tsar_classification': 'complete', 'stages/baseband_conversion/sites/kko': 'not_required', update_timestamp: 1714557700.25, create_timestamp: 1, _id: 'x' }
   ])
   const [first, second] = (await get(app, url('2024-05-01', '2024-05-02'), reader)).json()
@@ -95,7 +95,7 @@ t.test('each record: event_no, snr, known_source_name, timestamp_utc, and trace 
 t.test('the trace follows TRACER_SITES', async (t) => {
   const { app, reader } = await tracerApp(t, { TRACER_SITES: 'chime,kko' })
   await putEvents(app, [event(1, '2024-05-01T10:00:00Z')])
-  await app.store.upsertTraces([{ event_no: 1 }])
+  await app.store.traces.upsert([{ event_no: 1 }])
   const [record] = (await get(app, url('2024-05-01', '2024-05-02'), reader)).json()
   t.strictSame(Object.keys(record.trace), [
     'event_no',
@@ -119,7 +119,7 @@ t.test('a window of more events than one page streams as one JSON array', async 
     app,
     Array.from({ length: 1234 }, (_, i) => event(i, new Date(start + i * 60_000).toISOString()))
   )
-  await app.store.upsertTraces(Array.from({ length: 600 }, (_, i) => ({ event_no: i * 2 })))
+  await app.store.traces.upsert(Array.from({ length: 600 }, (_, i) => ({ event_no: i * 2 })))
   const records = (await get(app, url('2024-05-01', '2024-05-03'), reader)).json()
   t.equal(records.length, 1234)
   t.ok(records.every((record: { event_no: number }, i: number) => record.event_no === i), 'in order, none repeated')

@@ -1,7 +1,7 @@
 import type { Test } from 'tap'
 import type { EventInput } from '../../schemas/events.js'
 import type { ConfigInput } from '../../src/config.js'
-import { toStoredEvent } from '../../src/domain/events.js'
+import { toEventRecord } from '../../src/domain/events.js'
 import { build, userWithTokens, type App } from '../helper.js'
 
 /** An app with a writer and a reader logged in. */
@@ -15,7 +15,7 @@ export async function tracerApp(t: Test, env: ConfigInput = {}) {
 /** Stores events directly, as the pipeline's POST /v1/events would. */
 export async function putEvents(app: App, events: EventInput[]) {
   const now = Date.now() / 1000
-  await app.store.upsertEvents(events.map((event) => toStoredEvent(event, app.config.TRACER_SITES, now)))
+  await app.store.events.upsert(events.map((event) => toEventRecord(event, app.config.TRACER_SITES, now)))
 }
 
 /** An event record with defaults for what a test does not care about. */

@@ -18,7 +18,7 @@ async function bigApp(t: Test, env: ConfigInput) {
   const start = Date.parse('2024-05-01T00:00:00Z')
   const events = Array.from({ length: 12_000 }, (_, i) => event(i + 1, new Date(start + i * 60_000).toISOString()))
   await putEvents(app, events)
-  await app.store.upsertTraces(events.map(({ event_no }) => ({ event_no })))
+  await app.store.traces.upsert(events.map(({ event_no }) => ({ event_no })))
   await app.listen({ port: 0, host: '127.0.0.1' })
   return { app, reader, port: (app.server.address() as AddressInfo).port }
 }
@@ -89,7 +89,7 @@ t.test('byte for byte the JSON array, across chunk and page boundaries, through 
   // Multi-byte characters throughout, so some are cut between two chunks of bytes.
   const named = (i: number) => ({ known_source_name: `Ŝ-${i}-✓ B0329+54 ☄️` })
   await putEvents(app, Array.from({ length: 1001 }, (_, i) => event(i + 1, new Date(start + i * 60_000).toISOString(), named(i))))
-  await app.store.upsertTraces(Array.from({ length: 501 }, (_, i) => ({ event_no: 2 * i + 1 })))
+  await app.store.traces.upsert(Array.from({ length: 501 }, (_, i) => ({ event_no: 2 * i + 1 })))
   await app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.server.address() as AddressInfo
   // 0 events, 1, exactly one page (500), one more than a page, and two pages and one.

@@ -1,6 +1,8 @@
 import t, { type Test } from 'tap'
 import { optionalWindow, parseUtcTime, requiredWindow } from '../../src/domain/time-window.js'
-import { AppError } from '../../src/errors.js'
+import { AppError } from '../../src/app-error.js'
+import { toAppError } from '../../src/infrastructure/error-mapping.js'
+import { fromRequest } from '../../src/infrastructure/request-input.js'
 
 const utc = (text: string) => Date.parse(text)
 
@@ -70,13 +72,15 @@ t.test('refused forms and impossible dates', async (t) => {
   }
 })
 
+/** The domain's refusal as the HTTP layer answers it for a query: a 400 naming the parameter. */
 function badRequestNaming(t: Test, run: () => unknown, field: string) {
   try {
-    run()
+    fromRequest(['query'], run)
     t.fail(`no error; expected a 400 naming ${field}`)
-  } catch (error) {
+  } catch (thrown) {
+    const error = toAppError(thrown)
     t.ok(error instanceof AppError && error.statusCode === 400, 'a 400')
-    t.match((error as AppError).reasons, [new RegExp(`^query\\.${field} `)], `names ${field}`)
+    t.match(error.reasons, [new RegExp(`^query\\.${field} `)], `names ${field}`)
   }
 }
 

@@ -35,8 +35,8 @@ t.test('an unknown body member at any depth is 400 naming it, and nothing is wri
     t.equal(response.statusCode, 400, reason)
     t.strictSame(response.json(), { reasons: [reason], exception: 'BadRequest' }, reason)
   }
-  const parts = await app.store.eventParts(1)
-  t.strictSame([await app.store.findEvent(1), parts.trace, parts.datatrail, parts.heartbeats], [null, null, [], []])
+  const parts = await app.store.views.eventParts(1)
+  t.strictSame([await app.store.events.find(1), parts.trace, parts.datatrail, parts.heartbeats], [null, null, [], []])
 })
 
 t.test('NDJSON records are held to the same schema', async (t) => {
@@ -50,7 +50,7 @@ t.test('NDJSON records are held to the same schema', async (t) => {
   })
   t.equal(response.statusCode, 400)
   t.strictSame(response.json(), { reasons: ['body[1].actions.want.Baseband is not allowed'], exception: 'BadRequest' })
-  t.equal(await app.store.findEvent(1), null)
+  t.equal(await app.store.events.find(1), null)
 })
 
 t.test('a body of any other parsed media type meets the same schema, never the handler unchecked', async (t) => {

@@ -35,7 +35,7 @@ t.test('a reader gets 403 Forbidden on every write route, whatever the body', as
       t.equal(response.json().exception, 'Forbidden')
     }
   }
-  t.equal((await app.store.findTrace(1)), null, 'nothing was written')
+  t.equal((await app.store.traces.find(1)), null, 'nothing was written')
 })
 
 t.test('a writer gets {"status": true} (or the upsert count) from every write route; no token is 401', async (t) => {
@@ -52,7 +52,7 @@ t.test('a writer gets {"status": true} (or the upsert count) from every write ro
 t.test('create-trace makes every key incomplete and is harmless the second time', async (t) => {
   const { app, writer } = await tracerApp(t)
   await post(app, '/v1/event-tracer/create-trace', writer, { event: 5, site: 'gbo' })
-  const created = await app.store.findTrace(5)
+  const created = await app.store.traces.find(5)
   t.equal(created?.['stages/tsar_classification'], 'incomplete')
   t.equal(created?.['stages/data_replication_to_minoc/sites/hco'], 'incomplete')
   t.equal(Object.keys(created ?? {}).filter((key) => key.startsWith('stages/')).length, 17)
@@ -61,7 +61,7 @@ t.test('create-trace makes every key incomplete and is harmless the second time'
   await post(app, '/v1/event-tracer/update-trace', writer, { event: 5, site: 'gbo', stage: 'baseband_conversion', status: 'complete' })
   const again = await post(app, '/v1/event-tracer/create-trace', writer, { event: 5, site: 'gbo' })
   t.strictSame(again.json(), { status: true })
-  t.equal((await app.store.findTrace(5))?.['stages/baseband_conversion/sites/gbo'], 'complete', 'nothing was reset')
+  t.equal((await app.store.traces.find(5))?.['stages/baseband_conversion/sites/gbo'], 'complete', 'nothing was reset')
 
   const unknownSite = await post(app, '/v1/event-tracer/create-trace', writer, { event: 5, site: 'mars' })
   t.equal(unknownSite.statusCode, 400)
@@ -71,14 +71,14 @@ t.test('update-trace sets one key, bumps update_timestamp, creates a missing tra
   const { app, writer, reader } = await tracerApp(t)
   const before = Date.now() / 1000
   await post(app, '/v1/event-tracer/update-trace', writer, { event: 9, site: 'hco', stage: 'data_registration', status: 'complete' })
-  const trace = await app.store.findTrace(9)
+  const trace = await app.store.traces.find(9)
   t.equal(trace?.['stages/data_registration/sites/hco'], 'complete')
   t.equal(trace?.['stages/data_registration/sites/kko'], 'incomplete', 'the rest created incomplete')
   const firstUpdate = trace?.update_timestamp as number
   t.ok(firstUpdate >= before)
 
   await post(app, '/v1/event-tracer/update-trace', writer, { event: 9, site: 'hco', stage: 'data_registration', status: 'incomplete' })
-  const reverted = await app.store.findTrace(9)
+  const reverted = await app.store.traces.find(9)
   t.equal(reverted?.['stages/data_registration/sites/hco'], 'incomplete', 'a status can go back')
   t.ok((reverted?.update_timestamp as number) >= firstUpdate)
 
@@ -92,7 +92,7 @@ t.test('stage tsar_classification ignores the site', async (t) => {
     const response = await post(app, '/v1/event-tracer/update-trace', writer, { event: 3, site, stage: 'tsar_classification', status: 'complete' })
     t.equal(response.statusCode, 200, site)
   }
-  const trace = await app.store.findTrace(3)
+  const trace = await app.store.traces.find(3)
   t.equal(trace?.['stages/tsar_classification'], 'complete')
   t.notOk(Object.keys(trace ?? {}).some((key) => key.includes('tsar_classification/sites')))
 })
@@ -127,7 +127,7 @@ t.test('200 parallel update-trace calls on different keys of one event lose none
   t.equal(updates.length, 200)
   const responses = await Promise.all(updates.map((update) => post(app, '/v1/event-tracer/update-trace', writer, update)))
   t.ok(responses.every((response) => response.statusCode === 200))
-  const trace = await app.store.findTrace(42)
+  const trace = await app.store.traces.find(42)
   const complete = Object.entries(trace ?? {}).filter(([key, value]) => key.includes('/sites/') && value === 'complete')
   t.equal(complete.length, 200, 'every key is complete')
 })

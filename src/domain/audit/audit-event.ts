@@ -1,4 +1,5 @@
 import type { AuditedEvent } from '../../../schemas/audit.js'
+import type { Sites } from '../../vocabulary.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import { datatrailFindings } from './datatrail-rules.js'
 import { heartbeatFindings } from './heartbeat-rules.js'
@@ -10,7 +11,7 @@ import { verdictOf } from './verdict.js'
 
 export interface AuditSettings {
   /** The configured sites; the first is the primary one. */
-  sites: readonly string[]
+  sites: Sites
   deadlines: StageDeadlines
   /** The clock the deadlines are held against, ms since the epoch. */
   now: number
@@ -30,7 +31,7 @@ export function auditEvent(parts: AuditedParts, settings: AuditSettings): EventA
   const findings = [
     ...stuckFindings(facts, settings.now - parts.event.timestamp, settings.deadlines),
     ...facts.sites.flatMap(siteFindings)
-  ].sort(findingOrder(settings.sites))
+  ].sort(findingOrder(settings.sites.names))
   return {
     sites: facts.sites.map((site) => site.site),
     verdict: verdictOf(findings, everyStageComplete(facts)),

@@ -1,11 +1,11 @@
 import type { AuditedEvent } from '../../../schemas/audit.js'
-import type { StoredEvent } from '../../store/port.js'
+import type { EventRecord } from '../records.js'
 import { toIsoUtc } from '../time-window.js'
 import type { EventAudit } from './audit-event.js'
 
 /** The wire record of an audited event. */
 export function auditedEventRecord(
-  event: Pick<StoredEvent, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>,
+  event: Pick<EventRecord, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>,
   audit: EventAudit
 ): AuditedEvent {
   return {

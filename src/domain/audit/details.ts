@@ -1,4 +1,4 @@
-import type { PipelineStage, Stage } from '../trace.js'
+import type { PipelineStage, Stage } from '../../vocabulary.js'
 
 /**
  * The `detail` sentence of each rule, worded once: the stage or record that holds, `but` (or

@@ -1,5 +1,5 @@
 import type { AuditFinding } from '../../../schemas/audit.js'
-import { PIPELINE_STAGES } from '../trace.js'
+import { PIPELINE_STAGES } from '../../vocabulary.js'
 
 /**
  * Findings by site (configured order, null first), then stage (pipeline order, null first), then

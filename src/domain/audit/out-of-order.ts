@@ -1,5 +1,5 @@
 import type { AuditFinding } from '../../../schemas/audit.js'
-import { STAGES } from '../trace.js'
+import { STAGES } from '../../vocabulary.js'
 import { details } from './details.js'
 import { finding } from './rules.js'
 import type { SiteFacts } from './site-facts.js'

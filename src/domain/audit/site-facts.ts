@@ -1,16 +1,17 @@
 import type { DatatrailMember } from '../../../schemas/datatrail.js'
 import type { Heartbeat } from '../../../schemas/heartbeats.js'
-import type { StoredDatatrail, StoredEvent, StoredHeartbeat } from '../../store/port.js'
+import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites, type Stage, type StageStatus } from '../../vocabulary.js'
 import { datatrailMemberOutput, heartbeatOutput } from '../event-status.js'
-import { CLASSIFICATION_KEY, STAGES, stageKey, storedStatus, type Stage, type StageStatus, type StoredTrace } from '../trace.js'
-import { basebandMember, requestedSites } from './requested-sites.js'
+import type { DatatrailRecord, EventRecord, HeartbeatRecord, TraceRecord } from '../records.js'
+import { storedStatus } from '../trace.js'
+import { requestedSites } from './requested-sites.js'
 
 /** One event's records as stored, whoever wrote them. */
 export interface AuditedParts {
-  event: Pick<StoredEvent, 'timestamp' | 'actions'>
-  trace: StoredTrace | null
-  datatrail: readonly Pick<StoredDatatrail, 'member' | 'value'>[]
-  heartbeats: readonly Pick<StoredHeartbeat, 'record'>[]
+  event: Pick<EventRecord, 'timestamp' | 'actions'>
+  trace: TraceRecord | null
+  datatrail: readonly Pick<DatatrailRecord, 'member' | 'value'>[]
+  heartbeats: readonly Pick<HeartbeatRecord, 'heartbeat'>[]
 }
 
 /** What the rules look at for one requested site, read as event status reads it. */
@@ -29,13 +30,13 @@ export interface EventFacts {
   sites: SiteFacts[]
 }
 
-export function eventFacts(parts: AuditedParts, configuredSites: readonly string[]): EventFacts {
+export function eventFacts(parts: AuditedParts, configuredSites: Sites): EventFacts {
   const members = new Map(parts.datatrail.map((item) => [item.member, item.value]))
-  const heartbeats = parts.heartbeats.map((heartbeat) => heartbeatOutput(heartbeat.record))
+  const heartbeats = parts.heartbeats.map((heartbeat) => heartbeatOutput(heartbeat.heartbeat))
   return {
     classification: storedStatus(parts.trace, CLASSIFICATION_KEY),
     sites: requestedSites(parts.event.actions, configuredSites).map((site) => {
-      const memberName = basebandMember(site, configuredSites)
+      const memberName = configuredSites.basebandKeyOf(site)
       return {
         site,
         memberName,
@@ -48,7 +49,7 @@ export function eventFacts(parts: AuditedParts, configuredSites: readonly string
   }
 }
 
-function siteStages(trace: StoredTrace | null, site: string): Record<Stage, StageStatus> {
+function siteStages(trace: TraceRecord | null, site: string): Record<Stage, StageStatus> {
   const entries = STAGES.map((stage) => [stage, storedStatus(trace, stageKey(stage, site))] as const)
   return Object.fromEntries(entries) as Record<Stage, StageStatus>
 }

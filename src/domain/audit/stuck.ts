@@ -1,6 +1,6 @@
 import type { AuditFinding } from '../../../schemas/audit.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
-import { CLASSIFICATION_STAGE, STAGES, type PipelineStage, type StageStatus } from '../trace.js'
+import { CLASSIFICATION_STAGE, STAGES, type PipelineStage, type StageStatus } from '../../vocabulary.js'
 import { details } from './details.js'
 import { finding } from './rules.js'
 import type { EventFacts } from './site-facts.js'

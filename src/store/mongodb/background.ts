@@ -10,7 +10,7 @@ export interface BackgroundTools extends OpenTools {
 }
 
 export interface ConnectingStore {
-  store: MongoStore
+  store: Store
   /**
    * Resolves once the store serves and `prepare` is done, or once the store was closed first.
    * Rejects only with an error that waiting cannot fix: bad credentials, a malformed connection
@@ -29,14 +29,15 @@ export function connectInBackground(settings: MongoSettings, tools: BackgroundTo
   const { connect = connectClient, backoff = SERVE_BACKOFF, prepare = async () => {}, ...rest } = tools
   const stopping = new AbortController()
   const { signal } = stopping
-  const store = MongoStore.connecting(() => stopping.abort())
+  const adapter = MongoStore.connecting(settings.sites, () => stopping.abort())
+  const store = adapter.store
   const attempt = async () => {
     const connection = await connect(settings.url, clientOptions(settings.url), signal)
     try {
       const db = connection.db(settings.dbName)
       await ensureIndexes(db)
       signal.throwIfAborted()
-      store.serve(db, () => connection.close())
+      adapter.serve(db, () => connection.close())
     } catch (error) {
       await connection.close().catch(() => {})
       throw error

@@ -1,4 +1,6 @@
 import { MongoClient, type Db, type MongoClientOptions, type WriteConcernSettings } from 'mongodb'
+import type { Sites } from '../../vocabulary.js'
+import type { Store } from '../port.js'
 import { MongoStore } from './store.js'
 import { COMMAND_BACKOFF, realTime, retryWhileUnavailable, type Backoff, type StartupTools } from './startup.js'
 
@@ -63,6 +65,7 @@ export async function connectClient(url: string, options: MongoClientOptions, si
 export interface MongoSettings {
   url: string
   dbName: string
+  sites: Sites
 }
 
 export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> {
@@ -75,13 +78,13 @@ export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> 
  * Connects and creates the indexes, retrying both while the database is unreachable, for at most
  * a minute: for commands, which need the store before they can do anything.
  */
-export function openMongoStore(settings: MongoSettings, tools: OpenTools): Promise<MongoStore> {
+export function openMongoStore(settings: MongoSettings, tools: OpenTools): Promise<Store> {
   const { connect = connectClient, backoff = COMMAND_BACKOFF, ...rest } = tools
   return retryWhileUnavailable(
     async () => {
       const connection = await connect(settings.url, clientOptions(settings.url))
       try {
-        return await MongoStore.open(connection.db(settings.dbName), () => connection.close())
+        return await MongoStore.open(connection.db(settings.dbName), () => connection.close(), settings.sites)
       } catch (error) {
         await connection.close().catch(() => {})
         throw error

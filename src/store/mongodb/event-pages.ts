@@ -1,6 +1,6 @@
 import type { Document, Filter, Sort } from 'mongodb'
 import type { TimeWindow } from '../../domain/time-window.js'
-import type { EventListQuery, EventPosition } from '../port.js'
+import type { EventPageQuery, EventPosition } from '../../domain/records.js'
 
 /**
  * The keyset condition of one page in (timestamp, event_no) order: strictly after `after`
@@ -23,8 +23,8 @@ export function keysetFilter(window: TimeWindow, ascending: boolean, after: Even
       }
 }
 
-/** The list query's filters on top of the keyset condition. */
-export function listFilter(query: EventListQuery): Filter<Document> {
+/** The event page query's filters on top of the keyset condition. */
+export function pageFilter(query: EventPageQuery): Filter<Document> {
   const filter: Document = keysetFilter(query.window, query.order === 'asc', query.after)
   const snr: Document = {}
   if (query.minSnr !== undefined) snr.$gte = query.minSnr

@@ -1,5 +1,5 @@
 import type { Db, IndexDescription } from 'mongodb'
-import { isUnavailable } from './errors.js'
+import { isUnavailable } from './driver-errors.js'
 
 /** The collections of the store; `trace` is the one the pipeline writes, shared with it. */
 export const COLLECTIONS = {

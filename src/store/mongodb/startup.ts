@@ -1,6 +1,6 @@
 import { setTimeout } from 'node:timers/promises'
 import { StoreUnavailableError } from '../port.js'
-import { asStoreError } from './errors.js'
+import { asStoreError } from './driver-errors.js'
 
 /** How start-up waits for a database that does not answer yet. */
 export interface Backoff {

@@ -1,34 +1,26 @@
 import type { Db } from 'mongodb'
-import { ComposedStore, type Collections } from '../composed-store.js'
-import { StoreUnavailableError, type EventParts } from '../port.js'
-import { asStoreError } from './errors.js'
-import { MongoEventParts } from './event-parts.js'
+import type { Sites } from '../../vocabulary.js'
+import { guardedStore, type AdapterCollections, type StoreAdapter } from '../guarded-store.js'
+import { StoreUnavailableError, type Store } from '../port.js'
+import { MongoDatatrail } from './datatrail.js'
+import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
+import { MongoHeartbeats } from './heartbeats.js'
 import { ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
-
-/** Where a store made before its connection is: nothing to serve from, and no collections yet. */
-type NotServing = 'connecting' | 'closed'
+import { MongoViews } from './views.js'
 
 interface Connection {
   db: Db
   close: () => Promise<void>
+  collections: AdapterCollections
 }
 
-const collectionsOf = (db: Db): Collections => ({
-  users: new MongoUsers(db),
-  events: new MongoEvents(db),
-  traces: new MongoTraces(db),
-  parts: new MongoEventParts(db)
-})
-
-/** Stands in for the collections until there is a connection; `run` lets no operation reach it. */
-const NO_COLLECTIONS = new Proxy({} as Collections, {
-  get() {
-    throw new StoreUnavailableError('MongoDB store is not connected')
-  }
-})
+function collectionsOf(db: Db, sites: Sites): AdapterCollections {
+  const tables = { events: new MongoEvents(db), traces: new MongoTraces(db, sites), datatrail: new MongoDatatrail(db), heartbeats: new MongoHeartbeats(db) }
+  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables) }
+}
 
 /**
  * The store on MongoDB, shared by several service instances and the pipeline's own writers. Every
@@ -37,33 +29,35 @@ const NO_COLLECTIONS = new Proxy({} as Collections, {
  * by itself, so the service serves again when the database returns. A server makes its store
  * before the database answers (see background.ts): until `serve` it answers unavailable.
  */
-export class MongoStore extends ComposedStore {
+export class MongoStore implements StoreAdapter {
   readonly kind = 'mongodb'
-  private connection: Connection | NotServing = 'connecting'
+  private connection: Connection | 'connecting' | 'closed' = 'connecting'
+  /** The port over this adapter. */
+  readonly store: Store = guardedStore(this)
 
   /** `stopConnecting` ends the connection being made in the background when the store closes. */
-  private constructor(private readonly stopConnecting: () => void) {
-    super(NO_COLLECTIONS)
-  }
+  private constructor(
+    private readonly sites: Sites,
+    private readonly stopConnecting: () => void
+  ) {}
 
   /** Creates the missing indexes, then serves from `db`; `close` ends its connection. */
-  static async open(db: Db, close: () => Promise<void>): Promise<MongoStore> {
+  static async open(db: Db, close: () => Promise<void>, sites: Sites): Promise<Store> {
     await ensureIndexes(db)
-    const store = new MongoStore(() => {})
-    store.serve(db, close)
-    return store
+    const adapter = new MongoStore(sites, () => {})
+    adapter.serve(db, close)
+    return adapter.store
   }
 
   /** A store whose connection is being made in the background: unavailable until `serve`. */
-  static connecting(stopConnecting: () => void): MongoStore {
-    return new MongoStore(stopConnecting)
+  static connecting(sites: Sites, stopConnecting: () => void): MongoStore {
+    return new MongoStore(sites, stopConnecting)
   }
 
   /** Serves from `db`, whose indexes exist, from now on; `close` ends its connection. */
   serve(db: Db, close: () => Promise<void>): void {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
-    this.connection = { db, close }
-    this.collections = collectionsOf(db)
+    this.connection = { db, close, collections: collectionsOf(db, this.sites) }
   }
 
   private serving(): Connection {
@@ -71,37 +65,22 @@ export class MongoStore extends ComposedStore {
     return this.connection
   }
 
-  protected async run<T>(work: () => T | Promise<T>): Promise<T> {
-    this.serving()
-    try {
-      return await work()
-    } catch (error) {
-      throw asStoreError(error)
-    }
+  collections(): AdapterCollections {
+    return this.serving().collections
   }
 
-  ping() {
-    return this.run(async () => void (await this.serving().db.command({ ping: 1 })))
+  mapError(error: unknown): unknown {
+    return asStoreError(error)
   }
 
-  async close() {
+  async ping(): Promise<void> {
+    await this.serving().db.command({ ping: 1 })
+  }
+
+  async close(): Promise<void> {
     const connection = this.connection
     this.connection = 'closed'
     this.stopConnecting()
     if (typeof connection !== 'string') await connection.close()
-  }
-
-  /** Four indexed lookups at once; not one snapshot as on SQLite: the parts are independent documents. */
-  eventParts(eventNo: number): Promise<EventParts> {
-    return this.run(async () => {
-      const { events, traces, parts } = this.collections
-      const [event, trace, datatrail, heartbeats] = await Promise.all([
-        events.find(eventNo),
-        traces.find(eventNo),
-        parts.datatrailOf(eventNo),
-        parts.heartbeatsOf(eventNo)
-      ])
-      return { event, trace, datatrail, heartbeats }
-    })
   }
 }

@@ -1,30 +1,32 @@
 import type { Collection, Db, Document } from 'mongodb'
 import type { Role } from '../../../schemas/auth.js'
-import type { NewUser, UserRecord } from '../port.js'
+import type { NewUserRecord, UserRecord } from '../../domain/records.js'
+import type { Adapter } from '../guarded-store.js'
+import type { UserCollection } from '../port.js'
 import { millisIn } from './documents.js'
-import { isDuplicateKey } from './errors.js'
+import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
 
 /** A user document: times as BSON dates; the refresh token, when there is one, as one sub-document. */
-const toDocument = (user: NewUser) => ({
+const toDocument = (user: NewUserRecord) => ({
   name: user.name,
-  password_hash: user.passwordHash,
+  password_hash: user.password_hash,
   role: user.role,
-  created_at: new Date(user.createdAt),
+  created_at: new Date(user.created_at),
   refresh_token: null
 })
 
 const toUser = (document: Document): UserRecord => ({
   name: document.name,
-  passwordHash: document.password_hash,
+  password_hash: document.password_hash,
   role: document.role,
-  createdAt: millisIn(document.created_at, 0),
-  refreshTokenHash: document.refresh_token?.hash ?? null,
-  refreshTokenExpiresAt: document.refresh_token ? millisIn(document.refresh_token.expires_at, 0) : null
+  created_at: millisIn(document.created_at, 0),
+  refresh_token_hash: document.refresh_token?.hash ?? null,
+  refresh_token_expires_at: document.refresh_token ? millisIn(document.refresh_token.expires_at, 0) : null
 })
 
 /** Users and their refresh tokens. */
-export class MongoUsers {
+export class MongoUsers implements Adapter<UserCollection> {
   private readonly users: Collection
 
   constructor(db: Db) {
@@ -32,7 +34,7 @@ export class MongoUsers {
   }
 
   /** The unique index on name decides between concurrent creations: the losers get E11000. */
-  async create(user: NewUser): Promise<boolean> {
+  async create(user: NewUserRecord): Promise<boolean> {
     try {
       await this.users.insertOne(toDocument(user))
       return true

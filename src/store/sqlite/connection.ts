@@ -1,19 +1,19 @@
 import type Database from 'better-sqlite3'
-import type { Collections } from '../composed-store.js'
-import type { EventParts } from '../port.js'
-import { SqliteEventParts } from './event-parts.js'
+import type { Sites } from '../../vocabulary.js'
+import type { AdapterCollections } from '../guarded-store.js'
+import { SqliteDatatrail } from './datatrail.js'
 import { SqliteEvents } from './events.js'
+import { SqliteHeartbeats } from './heartbeats.js'
 import { SqliteTraces } from './traces.js'
 import { SqliteUsers } from './users.js'
+import { SqliteViews } from './views.js'
 
 /**
  * One connection to the file and everything prepared on it. Statements belong to their connection,
  * so a store that reopens its file makes a new SqliteConnection, never a new Database alone.
  */
 export class SqliteConnection {
-  readonly collections: Collections
-  /** Four index lookups in one read transaction, so the parts come from one snapshot. */
-  readonly readParts: (eventNo: number) => EventParts
+  readonly collections: AdapterCollections
   /**
    * Writes one page under the write lock and rolls it back: throws what a write would meet now
    * (another process's lock, a read-only connection, a database that may not grow) and touches
@@ -26,20 +26,17 @@ export class SqliteConnection {
    */
   readonly commitWrite: () => void
 
-  constructor(readonly db: Database.Database) {
-    const collections = {
-      users: new SqliteUsers(db),
+  constructor(
+    readonly db: Database.Database,
+    sites: Sites
+  ) {
+    const tables = {
       events: new SqliteEvents(db),
-      traces: new SqliteTraces(db),
-      parts: new SqliteEventParts(db)
+      traces: new SqliteTraces(db, sites),
+      datatrail: new SqliteDatatrail(db),
+      heartbeats: new SqliteHeartbeats(db)
     }
-    this.collections = collections
-    this.readParts = db.transaction((eventNo: number) => ({
-      event: collections.events.find(eventNo),
-      trace: collections.traces.find(eventNo),
-      datatrail: collections.parts.datatrailOf(eventNo),
-      heartbeats: collections.parts.heartbeatsOf(eventNo)
-    }))
+    this.collections = { users: new SqliteUsers(db), ...tables, views: new SqliteViews(db, tables) }
 
     const pageSize = db.pragma('page_size', { simple: true }) as number
     const addPage = db.prepare('INSERT INTO write_probe (page) VALUES (zeroblob(?))')

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
-import type { TimeWindow } from '../../domain/time-window.js'
-import type { CallbackRow, EventListQuery, EventPosition, StoredEvent } from '../port.js'
+import type { EventPageQuery, EventRecord } from '../../domain/records.js'
+import type { Adapter } from '../guarded-store.js'
+import type { EventCollection } from '../port.js'
 
 interface EventRow {
   event_no: number
@@ -14,7 +15,7 @@ interface EventRow {
   update_timestamp: number
 }
 
-export const toEvent = (row: EventRow): StoredEvent => ({
+const toEvent = (row: EventRow): EventRecord => ({
   event_no: row.event_no,
   timestamp: row.timestamp_ms,
   snr: row.snr,
@@ -26,7 +27,7 @@ export const toEvent = (row: EventRow): StoredEvent => ({
   update_timestamp: row.update_timestamp
 })
 
-const toRow = (event: StoredEvent): EventRow => ({
+const toRow = (event: EventRecord): EventRow => ({
   event_no: event.event_no,
   timestamp_ms: event.timestamp,
   snr: event.snr,
@@ -38,11 +39,18 @@ const toRow = (event: StoredEvent): EventRow => ({
   update_timestamp: event.update_timestamp
 })
 
-/** Events: bulk upsert, lookup, keyset pages and the baseband-callback scan. */
-export class SqliteEvents {
+const FILTERS: Record<string, string> = {
+  minSnr: 'snr >= @minSnr',
+  maxSnr: 'snr <= @maxSnr',
+  knownSourceName: 'known_source_name = @knownSourceName',
+  basebandRequested: 'baseband_requested = @basebandRequested'
+}
+
+/** Events: bulk upsert, lookup and keyset pages. */
+export class SqliteEvents implements Adapter<EventCollection> {
   private readonly statements
-  /** listEvents statements by the shape of their WHERE clause: at most 32 of them. */
-  private readonly listStatements = new Map<string, Database.Statement<Record<string, unknown>, EventRow>>()
+  /** Page statements by the shape of their WHERE clause: at most 32 of them. */
+  private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, EventRow>>()
 
   constructor(private readonly db: Database.Database) {
     this.statements = {
@@ -57,35 +65,23 @@ export class SqliteEvents {
            actions = excluded.actions, baseband_requested = excluded.baseband_requested,
            update_timestamp = excluded.update_timestamp`
       ),
-      find: db.prepare<[number], EventRow>('SELECT * FROM events WHERE event_no = ?'),
-      // A range scan of a covering partial index: exactly the rows returned, and only the columns the
-      // route outputs (reading the actions text too doubled the time).
-      callbacks: db.prepare<
-        { afterTime: number; afterNo: number; end: number; limit: number },
-        Pick<EventRow, 'event_no' | 'timestamp_ms' | 'snr' | 'known_source_name'> & { trace: string | null }
-      >(
-        `SELECT e.event_no, e.timestamp_ms, e.snr, e.known_source_name, t.doc AS trace
-         FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
-         WHERE e.baseband_requested = 1 AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo)
-           AND e.timestamp_ms < @end
-         ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
-      )
+      find: db.prepare<[number], EventRow>('SELECT * FROM events WHERE event_no = ?')
     }
   }
 
-  upsert(events: StoredEvent[]): number {
+  upsert(events: readonly EventRecord[]): number {
     this.db.transaction(() => {
       for (const event of events) this.statements.upsert.run(toRow(event))
     })()
     return events.length
   }
 
-  find(eventNo: number): StoredEvent | null {
+  find(eventNo: number): EventRecord | null {
     const row = this.statements.find.get(eventNo)
     return row === undefined ? null : toEvent(row)
   }
 
-  list(query: EventListQuery): StoredEvent[] {
+  page(query: EventPageQuery): EventRecord[] {
     const ascending = query.order === 'asc'
     // Before the first page the position is just outside the window: event_no is never -1.
     const position = query.after ?? { timestamp: ascending ? query.window.start : query.window.end, event_no: -1 }
@@ -95,7 +91,6 @@ export class SqliteEvents {
       knownSourceName: query.knownSourceName,
       basebandRequested: query.basebandRequested === undefined ? undefined : query.basebandRequested ? 1 : 0
     }
-    const statement = this.listStatement(ascending, filters)
     const parameters: Record<string, unknown> = {
       afterTime: position.timestamp,
       afterNo: position.event_no,
@@ -103,38 +98,24 @@ export class SqliteEvents {
       limit: query.limit
     }
     for (const [name, value] of Object.entries(filters)) if (value !== undefined) parameters[name] = value
-    return statement.all(parameters).map(toEvent)
+    return this.pageStatement(ascending, Object.keys(filters).filter((name) => parameters[name] !== undefined))
+      .all(parameters)
+      .map(toEvent)
   }
 
-  private listStatement(ascending: boolean, filters: Record<string, unknown>) {
+  private pageStatement(ascending: boolean, filters: readonly string[]) {
     const conditions = ascending
       ? ['(timestamp_ms, event_no) > (@afterTime, @afterNo)', 'timestamp_ms < @bound']
       : ['(timestamp_ms, event_no) < (@afterTime, @afterNo)', 'timestamp_ms >= @bound']
-    const sqlFor: Record<string, string> = {
-      minSnr: 'snr >= @minSnr',
-      maxSnr: 'snr <= @maxSnr',
-      knownSourceName: 'known_source_name = @knownSourceName',
-      basebandRequested: 'baseband_requested = @basebandRequested'
-    }
-    for (const [name, value] of Object.entries(filters)) if (value !== undefined) conditions.push(sqlFor[name]!)
+    for (const name of filters) conditions.push(FILTERS[name]!)
     const direction = ascending ? 'ASC' : 'DESC'
     const sql = `SELECT * FROM events WHERE ${conditions.join(' AND ')}
                  ORDER BY timestamp_ms ${direction}, event_no ${direction} LIMIT @limit`
-    let statement = this.listStatements.get(sql)
+    let statement = this.pageStatements.get(sql)
     if (statement === undefined) {
       statement = this.db.prepare<Record<string, unknown>, EventRow>(sql)
-      this.listStatements.set(sql, statement)
+      this.pageStatements.set(sql, statement)
     }
     return statement
-  }
-
-  callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): CallbackRow[] {
-    const position = after ?? { timestamp: window.start, event_no: -1 }
-    return this.statements.callbacks
-      .all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit })
-      .map((row) => ({
-        event: { event_no: row.event_no, timestamp: row.timestamp_ms, snr: row.snr, known_source_name: row.known_source_name },
-        trace: row.trace === null ? null : JSON.parse(row.trace)
-      }))
   }
 }

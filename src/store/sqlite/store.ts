@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
-import { ComposedStore } from '../composed-store.js'
-import { StoreUnavailableError } from '../port.js'
+import type { Sites } from '../../vocabulary.js'
+import { guardedStore, type StoreAdapter } from '../guarded-store.js'
+import { StoreUnavailableError, type Store } from '../port.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
 
@@ -19,49 +20,64 @@ export interface SqliteOptions {
   now?: () => number
 }
 
+/** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
+export function openSqliteStore(path: string, sites: Sites, { busyTimeoutMs = 5000, createDatabase, now = Date.now }: SqliteOptions = {}): Store {
+  const connect = () => new SqliteConnection(openDatabase(path, busyTimeoutMs, createDatabase), sites)
+  try {
+    return guardedStore(new SqliteAdapter(connect(), path === ':memory:' ? undefined : connect, now))
+  } catch (error) {
+    throw asStoreError(error)
+  }
+}
+
 /**
- * The embedded store: one SQLite file. better-sqlite3 is synchronous, so every method runs to
- * completion before another request's code runs; across processes, SQLite's locks serialise writes.
- * When the connection itself is what fails (opened read-only, broken by an I/O error) the store
- * reopens the file by itself, between two operations, so no transaction is ever cut.
+ * better-sqlite3 is synchronous, so every operation runs to completion before another request's code
+ * runs; across processes, SQLite's locks serialise writes. When the connection itself is what fails
+ * (opened read-only, broken by an I/O error) the store reopens the file by itself, between two
+ * operations, so no transaction is ever cut.
  */
-export class SqliteStore extends ComposedStore {
+class SqliteAdapter implements StoreAdapter {
   readonly kind = 'sqlite'
   private closed = false
   private reopenWanted = false
   private lastReopen = -Infinity
-  /** A write met a full disk: until a probe commits again, /ready commits its probe to find out. */
+  /** A write met a full disk: until a probe commits again, ping commits its probe to find out. */
   private outOfSpace = false
 
-  private constructor(
+  constructor(
     private connection: SqliteConnection,
     /** Undefined for an in-memory database, which a new connection would find empty. */
     private readonly connect: (() => SqliteConnection) | undefined,
     private readonly now: () => number
-  ) {
-    super(connection.collections)
-  }
+  ) {}
 
-  static open(path: string, { busyTimeoutMs = 5000, createDatabase, now = Date.now }: SqliteOptions = {}): SqliteStore {
-    const connect = () => new SqliteConnection(openDatabase(path, busyTimeoutMs, createDatabase))
-    try {
-      return new SqliteStore(connect(), path === ':memory:' ? undefined : connect, now)
-    } catch (error) {
-      throw asStoreError(error)
-    }
-  }
-
-  /** Runs synchronous SQLite work behind the port's promise interface, mapping store errors. */
-  protected async run<T>(work: () => T | Promise<T>): Promise<T> {
+  collections() {
     if (this.closed) throw new StoreUnavailableError('SQLite store is closed')
     if (this.reopenWanted) this.reopen()
-    try {
-      return await work()
-    } catch (error) {
-      if (curedByReopen(error)) this.reopenWanted = true
-      if (isOutOfSpace(error)) this.outOfSpace = true
-      throw asStoreError(error)
-    }
+    return this.connection.collections
+  }
+
+  mapError(error: unknown): unknown {
+    if (curedByReopen(error)) this.reopenWanted = true
+    if (isOutOfSpace(error)) this.outOfSpace = true
+    return asStoreError(error)
+  }
+
+  /**
+   * Ready when a write could be committed now: the probe writes a page and rolls it back, which a
+   * lock, a read-only connection or a database that may not grow refuse. After a full disk it
+   * commits the page instead, until that works again. About 20 µs; the commit about 150 µs.
+   */
+  ping(): void {
+    this.collections()
+    if (!this.outOfSpace) return this.connection.tryWrite()
+    this.connection.commitWrite()
+    this.outOfSpace = false
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    this.connection.close()
   }
 
   /**
@@ -82,34 +98,11 @@ export class SqliteStore extends ComposedStore {
     }
     const previous = this.connection
     this.connection = next
-    this.collections = next.collections
     this.reopenWanted = false
     try {
       previous.close()
     } catch {
       // A broken connection may fail to close; it is dropped all the same.
     }
-  }
-
-  /**
-   * Ready when a write could be committed now: the probe writes a page and rolls it back, which a
-   * lock, a read-only connection or a database that may not grow refuse. After a full disk it
-   * commits the page instead, until that works again. About 20 µs; the commit about 150 µs.
-   */
-  ping() {
-    return this.run(() => {
-      if (!this.outOfSpace) return this.connection.tryWrite()
-      this.connection.commitWrite()
-      this.outOfSpace = false
-    })
-  }
-
-  async close() {
-    this.closed = true
-    this.connection.close()
-  }
-
-  eventParts(eventNo: number) {
-    return this.run(() => this.connection.readParts(eventNo))
   }
 }

@@ -1,59 +1,45 @@
 import type Database from 'better-sqlite3'
 import type { Role } from '../../../schemas/auth.js'
-import type { NewUser, UserRecord } from '../port.js'
+import type { NewUserRecord, UserRecord } from '../../domain/records.js'
+import type { Adapter } from '../guarded-store.js'
+import type { UserCollection } from '../port.js'
 
-interface UserRow {
-  name: string
-  password_hash: string
-  role: Role
-  created_at: number
-  refresh_token_hash: string | null
-  refresh_token_expires_at: number | null
-}
-
-const toUser = (row: UserRow): UserRecord => ({
-  name: row.name,
-  passwordHash: row.password_hash,
-  role: row.role,
-  createdAt: row.created_at,
-  refreshTokenHash: row.refresh_token_hash,
-  refreshTokenExpiresAt: row.refresh_token_expires_at
-})
-
-/** Users and their refresh tokens. */
-export class SqliteUsers {
+/** Users and their refresh tokens; a row is the record. */
+export class SqliteUsers implements Adapter<UserCollection> {
   private readonly statements
 
   constructor(db: Database.Database) {
     this.statements = {
-      insert: db.prepare(
+      insert: db.prepare<NewUserRecord>(
         `INSERT INTO users (name, password_hash, role, created_at)
-         VALUES (@name, @passwordHash, @role, @createdAt) ON CONFLICT (name) DO NOTHING`
+         VALUES (@name, @password_hash, @role, @created_at) ON CONFLICT (name) DO NOTHING`
       ),
-      find: db.prepare<[string], UserRow>('SELECT * FROM users WHERE name = ?'),
-      list: db.prepare<[], UserRow>('SELECT * FROM users ORDER BY name'),
+      find: db.prepare<[string], UserRecord>('SELECT * FROM users WHERE name = ?'),
+      list: db.prepare<[], UserRecord>('SELECT * FROM users ORDER BY name'),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users'),
-      setRole: db.prepare('UPDATE users SET role = ? WHERE name = ?'),
-      setPasswordHash: db.prepare(
+      setRole: db.prepare<[Role, string]>('UPDATE users SET role = ? WHERE name = ?'),
+      setPasswordHash: db.prepare<[string, string]>(
         `UPDATE users SET password_hash = ?, refresh_token_hash = NULL, refresh_token_expires_at = NULL
          WHERE name = ?`
       ),
-      remove: db.prepare('DELETE FROM users WHERE name = ?'),
-      saveRefreshToken: db.prepare('UPDATE users SET refresh_token_hash = ?, refresh_token_expires_at = ? WHERE name = ?')
+      remove: db.prepare<[string]>('DELETE FROM users WHERE name = ?'),
+      saveRefreshToken: db.prepare<[string, number, string]>(
+        'UPDATE users SET refresh_token_hash = ?, refresh_token_expires_at = ? WHERE name = ?'
+      )
     }
   }
 
-  create(user: NewUser): boolean {
-    return this.statements.insert.run(user).changes === 1
+  create(user: NewUserRecord): boolean {
+    const { name, password_hash, role, created_at } = user
+    return this.statements.insert.run({ name, password_hash, role, created_at }).changes === 1
   }
 
   find(name: string): UserRecord | null {
-    const row = this.statements.find.get(name)
-    return row === undefined ? null : toUser(row)
+    return this.statements.find.get(name) ?? null
   }
 
   list(): UserRecord[] {
-    return this.statements.list.all().map(toUser)
+    return this.statements.list.all()
   }
 
   count(): number {

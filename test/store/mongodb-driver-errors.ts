@@ -11,7 +11,7 @@ import {
   MongoTopologyClosedError
 } from 'mongodb'
 import t from 'tap'
-import { asStoreError, isDuplicateKey, retryOnDuplicateKey } from '../../src/store/mongodb/errors.js'
+import { asStoreError, isDuplicateKey, retryOnDuplicateKey } from '../../src/store/mongodb/driver-errors.js'
 import { StoreUnavailableError } from '../../src/store/port.js'
 
 const named = (name: string, message: string) => Object.defineProperty(new MongoDriverError(message), 'name', { value: name })

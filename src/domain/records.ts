@@ -1,0 +1,87 @@
+import type { Role } from '../../schemas/auth.js'
+import type { Actions } from '../../schemas/events.js'
+import type { HeartbeatInput } from '../../schemas/heartbeats.js'
+import type { TimeWindow } from './time-window.js'
+
+/*
+ * The records the store keeps, as the domain and the store port both see them. Their fields are
+ * named as the pipeline's own documents and the wire name them (snake_case). Times: `timestamp` is
+ * an event time in ms; `update_timestamp` a write time in s, as the pipeline writes it; user times
+ * in ms.
+ */
+
+/** A user who may obtain tokens. */
+export interface UserRecord {
+  name: string
+  password_hash: string
+  role: Role
+  created_at: number
+  /** SHA-256 (hex) of the user's current refresh token; null until the first login. */
+  refresh_token_hash: string | null
+  refresh_token_expires_at: number | null
+}
+
+export type NewUserRecord = Pick<UserRecord, 'name' | 'password_hash' | 'role' | 'created_at'>
+
+/** A detected event. */
+export interface EventRecord {
+  event_no: number
+  timestamp: number
+  snr: number
+  dm: number | null
+  known_source_name: string
+  tsar_classification: string | null
+  actions: Actions
+  /** Derived from actions.want when written: baseband data asked for at any site. */
+  baseband_requested: boolean
+  update_timestamp: number
+}
+
+/** A trace as stored: flat slash keys (the pipeline's MongoDB shape), whatever else a writer added. */
+export type TraceRecord = Record<string, unknown>
+
+/** One member of an event's datatrail as written (normally the six fields of the interface). */
+export interface DatatrailRecord {
+  event_no: number
+  member: string
+  value: Record<string, unknown>
+  update_timestamp: number
+}
+
+/** A heartbeat as received, with its event, and when it was stored. */
+export interface HeartbeatRecord {
+  heartbeat: HeartbeatInput
+  update_timestamp: number
+}
+
+/** Everything the store holds of one event, from every collection. */
+export interface EventParts {
+  event: EventRecord | null
+  trace: TraceRecord | null
+  datatrail: DatatrailRecord[]
+  heartbeats: HeartbeatRecord[]
+}
+
+/** A position in (event time, event_no) order; pages continue strictly after (or before) it. */
+export interface EventPosition {
+  timestamp: number
+  event_no: number
+}
+
+/** One page of the event list: a window, an order, filters, and where the previous page ended. */
+export interface EventPageQuery {
+  window: TimeWindow
+  order: 'asc' | 'desc'
+  limit: number
+  after?: EventPosition
+  minSnr?: number
+  maxSnr?: number
+  knownSourceName?: string
+  basebandRequested?: boolean
+}
+
+/** A row of the baseband-callback scan: only what the route outputs, read in bulk. */
+export interface CallbackRow {
+  event: Pick<EventRecord, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>
+  trace: TraceRecord | null
+}

@@ -1,0 +1,80 @@
+import type { Store, StoreObserver } from './port.js'
+
+/** A port interface as an adapter may implement it: SQLite answers at once, MongoDB with promises. */
+export type Adapter<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R> : never
+}
+
+type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views'
+
+export type AdapterCollections = { [K in CollectionName]: Adapter<Store[K]> }
+
+/** What an adapter provides; guardedStore turns it into the port. */
+export interface StoreAdapter {
+  readonly kind: Store['kind']
+  /**
+   * The collections to use now. SQLite makes new ones when it reopens its file; MongoDB has none
+   * until it is connected, and throws StoreUnavailableError instead.
+   */
+  collections(): AdapterCollections
+  ping(): unknown
+  close(): Promise<void>
+  /** The adapter's "cannot be used now" errors as StoreUnavailableError; others as they are. */
+  mapError(error: unknown): unknown
+}
+
+/**
+ * The port over an adapter: one wrapper around each collection maps the adapter's errors and reports
+ * each operation to the observer, so an adapter method added to the port needs nothing here.
+ * Wrappers are made on first use of each method, then reused: nothing is allocated per call.
+ */
+export function guardedStore(adapter: StoreAdapter): Store {
+  let observer: StoreObserver | undefined
+
+  const run = async <T>(operation: string, work: () => T | Promise<T>): Promise<T> => {
+    const started = observer === undefined ? 0 : performance.now()
+    let ok = false
+    try {
+      const result = await work()
+      ok = true
+      return result
+    } catch (error) {
+      throw adapter.mapError(error)
+    } finally {
+      observer?.(operation, (performance.now() - started) / 1000, ok)
+    }
+  }
+
+  const guarded = <K extends CollectionName>(name: K): Store[K] => {
+    const wrappers = new Map<string, (...args: unknown[]) => Promise<unknown>>()
+    return new Proxy({} as Store[K], {
+      get(_target, method) {
+        if (typeof method !== 'string') return undefined
+        let wrapper = wrappers.get(method)
+        if (wrapper === undefined) {
+          const operation = `${name}.${method}`
+          wrapper = (...args) =>
+            run(operation, () => {
+              const collection = adapter.collections()[name] as unknown as Record<string, (...args: unknown[]) => unknown>
+              return collection[method]!(...args)
+            })
+          wrappers.set(method, wrapper)
+        }
+        return wrapper
+      }
+    })
+  }
+
+  return {
+    kind: adapter.kind,
+    users: guarded('users'),
+    events: guarded('events'),
+    traces: guarded('traces'),
+    datatrail: guarded('datatrail'),
+    heartbeats: guarded('heartbeats'),
+    views: guarded('views'),
+    ping: () => run('ping', () => adapter.ping()).then(() => undefined),
+    close: () => adapter.close(),
+    observe: (next) => void (observer = next)
+  }
+}

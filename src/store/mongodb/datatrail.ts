@@ -1,0 +1,35 @@
+import type { Collection, Db } from 'mongodb'
+import type { DatatrailRecord } from '../../domain/records.js'
+import type { Adapter } from '../guarded-store.js'
+import type { DatatrailCollection } from '../port.js'
+import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
+import { retryOnDuplicateKey } from './driver-errors.js'
+import { COLLECTIONS } from './indexes.js'
+
+/** Datatrail members: `{event_no, member, value, update_timestamp}`, one document per member. */
+export class MongoDatatrail implements Adapter<DatatrailCollection> {
+  private readonly datatrail: Collection
+
+  constructor(db: Db) {
+    this.datatrail = db.collection(COLLECTIONS.datatrail)
+  }
+
+  async put(members: readonly DatatrailRecord[]): Promise<void> {
+    if (members.length === 0) return
+    const operations = members.map(({ event_no, member, value, update_timestamp }) => ({
+      replaceOne: { filter: { event_no, member }, replacement: { event_no, member, value, update_timestamp }, upsert: true }
+    }))
+    await retryOnDuplicateKey(() => this.datatrail.bulkWrite(operations, { ordered: false }))
+  }
+
+  /** The members of one event (for the views). */
+  async of(eventNo: number): Promise<DatatrailRecord[]> {
+    const documents = await this.datatrail.find({ event_no: eventNo }, { ...WITHOUT_ID, sort: { member: 1 } }).toArray()
+    return documents.map(plainDocument).map((document) => ({
+      event_no: eventNo,
+      member: String(document.member),
+      value: (document.value ?? {}) as Record<string, unknown>,
+      update_timestamp: numberIn(document.update_timestamp, 0)
+    }))
+  }
+}

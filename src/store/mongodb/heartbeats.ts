@@ -1,0 +1,48 @@
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb'
+import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
+import type { HeartbeatRecord } from '../../domain/records.js'
+import type { Adapter } from '../guarded-store.js'
+import type { HeartbeatCollection } from '../port.js'
+import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
+import { isDuplicateKey } from './driver-errors.js'
+import { COLLECTIONS } from './indexes.js'
+
+/** Heartbeats: the record's own fields plus update_timestamp, one document per heartbeat_id. */
+export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
+  private readonly heartbeats: Collection
+
+  constructor(db: Db) {
+    this.heartbeats = db.collection(COLLECTIONS.heartbeats)
+  }
+
+  /**
+   * Insert-if-absent by heartbeat_id: an upsert that only has $setOnInsert, so a stored id is left
+   * as it is. When another writer inserts the same id at the same moment, its E11000 means exactly
+   * that ("already stored"); the operations that did insert are still counted.
+   */
+  async add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
+    if (heartbeats.length === 0) return 0
+    const operations = heartbeats.map((heartbeat) => ({
+      updateOne: {
+        filter: { heartbeat_id: heartbeat.heartbeat_id },
+        update: { $setOnInsert: { ...heartbeat, update_timestamp: now } },
+        upsert: true
+      }
+    }))
+    try {
+      return (await this.heartbeats.bulkWrite(operations, { ordered: false })).upsertedCount
+    } catch (error) {
+      if (error instanceof MongoBulkWriteError && isDuplicateKey(error)) return error.upsertedCount
+      throw error
+    }
+  }
+
+  /** The heartbeats of one event by heartbeat_id (for the views). */
+  async of(eventNo: number): Promise<HeartbeatRecord[]> {
+    const documents = await this.heartbeats.find({ event_no: eventNo }, { ...WITHOUT_ID, sort: { heartbeat_id: 1 } }).toArray()
+    return documents.map(plainDocument).map(({ update_timestamp, ...heartbeat }) => ({
+      heartbeat: heartbeat as HeartbeatInput,
+      update_timestamp: numberIn(update_timestamp, 0)
+    }))
+  }
+}

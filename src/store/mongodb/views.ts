@@ -1,0 +1,57 @@
+import type { Collection, Db } from 'mongodb'
+import type { CallbackRow, EventParts, EventPosition, TraceRecord } from '../../domain/records.js'
+import type { TimeWindow } from '../../domain/time-window.js'
+import type { Adapter } from '../guarded-store.js'
+import type { StoreViews } from '../port.js'
+import type { MongoDatatrail } from './datatrail.js'
+import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
+import { keysetFilter, pageOrder } from './event-pages.js'
+import { toEvent, type MongoEvents } from './events.js'
+import type { MongoHeartbeats } from './heartbeats.js'
+import { COLLECTIONS } from './indexes.js'
+import type { MongoTraces } from './traces.js'
+
+interface Tables {
+  events: MongoEvents
+  traces: MongoTraces
+  datatrail: MongoDatatrail
+  heartbeats: MongoHeartbeats
+}
+
+/** Reads across the collections: one event's parts, and the baseband-callback scan. */
+export class MongoViews implements Adapter<StoreViews> {
+  private readonly events: Collection
+  private readonly traces: Collection
+
+  constructor(
+    db: Db,
+    private readonly tables: Tables
+  ) {
+    this.events = db.collection(COLLECTIONS.events)
+    this.traces = db.collection(COLLECTIONS.trace)
+  }
+
+  /** Four indexed lookups at once; not one snapshot as on SQLite: the parts are independent documents. */
+  async eventParts(eventNo: number): Promise<EventParts> {
+    const { events, traces, datatrail, heartbeats } = this.tables
+    const [event, trace, members, beats] = await Promise.all([
+      events.find(eventNo),
+      traces.find(eventNo),
+      datatrail.of(eventNo),
+      heartbeats.of(eventNo)
+    ])
+    return { event, trace, datatrail: members, heartbeats: beats }
+  }
+
+  /** One page of requested events, then their traces in one $in query, joined here. */
+  async callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<CallbackRow[]> {
+    const filter = { baseband_requested: true, ...keysetFilter(window, true, after) }
+    const projection = { _id: 0, event_no: 1, timestamp: 1, snr: 1, known_source_name: 1 }
+    const events = (await this.events.find(filter, { sort: pageOrder(true), limit, projection }).toArray()).map(toEvent)
+    if (events.length === 0) return []
+    const traces = await this.traces.find({ event_no: { $in: events.map((event) => event.event_no) } }, WITHOUT_ID).toArray()
+    const traceOf = new Map<number, TraceRecord>()
+    for (const trace of traces.map(plainDocument)) traceOf.set(numberIn(trace.event_no, -1), trace)
+    return events.map((event) => ({ event, trace: traceOf.get(event.event_no) ?? null }))
+  }
+}

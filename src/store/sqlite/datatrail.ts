@@ -1,0 +1,41 @@
+import type Database from 'better-sqlite3'
+import type { DatatrailRecord } from '../../domain/records.js'
+import type { Adapter } from '../guarded-store.js'
+import type { DatatrailCollection } from '../port.js'
+
+interface DatatrailRow {
+  event_no: number
+  member: string
+  doc: string
+  update_timestamp: number
+}
+
+/** Datatrail members, one row per (event, member), the member's fields as JSON. */
+export class SqliteDatatrail implements Adapter<DatatrailCollection> {
+  private readonly statements
+
+  constructor(private readonly db: Database.Database) {
+    this.statements = {
+      put: db.prepare<DatatrailRow>(
+        `INSERT INTO datatrail (event_no, member, doc, update_timestamp) VALUES (@event_no, @member, @doc, @update_timestamp)
+         ON CONFLICT (event_no, member) DO UPDATE SET doc = excluded.doc, update_timestamp = excluded.update_timestamp`
+      ),
+      of: db.prepare<[number], DatatrailRow>('SELECT * FROM datatrail WHERE event_no = ? ORDER BY member')
+    }
+  }
+
+  put(members: readonly DatatrailRecord[]): void {
+    this.db.transaction(() => {
+      for (const { event_no, member, value, update_timestamp } of members) {
+        this.statements.put.run({ event_no, member, doc: JSON.stringify(value), update_timestamp })
+      }
+    })()
+  }
+
+  /** The members of one event (for the views). */
+  of(eventNo: number): DatatrailRecord[] {
+    return this.statements.of
+      .all(eventNo)
+      .map((row) => ({ event_no: row.event_no, member: row.member, value: JSON.parse(row.doc), update_timestamp: row.update_timestamp }))
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The words the whole service shares: the stages of a baseband callback and the statuses a stage
+ * reads, the audit's rules and verdicts, and the names derived from the configured sites. A leaf
+ * module (it imports nothing), so schemas, domain rules, store adapters and plugins all take their
+ * words from here without pointing at one another.
+ */
+
+/** The four per-site stages of a baseband callback, in pipeline order. */
+export const STAGES = [
+  'baseband_callback_request',
+  'baseband_conversion',
+  'data_registration',
+  'data_replication_to_minoc'
+] as const
+export type Stage = (typeof STAGES)[number]
+
+export const CLASSIFICATION_STAGE = 'tsar_classification'
+export const CLASSIFICATION_KEY = `stages/${CLASSIFICATION_STAGE}`
+
+/** Every stage in pipeline order: the classification (no site) comes before the four site stages. */
+export const PIPELINE_STAGES = [CLASSIFICATION_STAGE, ...STAGES] as const
+export type PipelineStage = (typeof PIPELINE_STAGES)[number]
+
+export const STATUSES = ['complete', 'incomplete'] as const
+export type StageStatus = (typeof STATUSES)[number]
+
+export const stageKey = (stage: Stage, site: string) => `stages/${stage}/sites/${site}`
+
+/** The trace key a stage names at a site; the classification stage has no site. */
+export const traceKey = (stage: PipelineStage, site: string) =>
+  stage === CLASSIFICATION_STAGE ? CLASSIFICATION_KEY : stageKey(stage, site)
+
+/** The audit's rules, each a manual check made automatic. */
+export const AUDIT_RULES = [
+  'stuck',
+  'out-of-order',
+  'registered-not-in-datatrail',
+  'datatrail-not-in-trace',
+  'replicated-with-missing-files',
+  'file-count-mismatch',
+  'heartbeat-error'
+] as const
+export type AuditRule = (typeof AUDIT_RULES)[number]
+
+/** `stuck`: late but possibly fine; `contradiction`: two records of the event cannot both be right. */
+export const SEVERITIES = ['stuck', 'contradiction'] as const
+
+export const VERDICTS = ['complete', 'in_progress', 'stuck', 'contradiction'] as const
+
+/**
+ * The names derived from the configured sites, made once from the configuration. The first site is
+ * the primary one: its baseband data is plain `baseband` (in actions and in the datatrail), the
+ * others' `{site}_baseband`.
+ */
+export interface Sites {
+  /** The configured sites in order; the first is the primary site. */
+  readonly names: readonly string[]
+  /** Per site, in site order: the actions key and datatrail member of its baseband data. */
+  readonly basebandKeys: readonly string[]
+  /** The members of `actions.want` and `actions.got` and of an event's datatrail. */
+  readonly dataProducts: readonly string[]
+  /** Every status key of a trace, in output order. */
+  readonly traceKeys: readonly string[]
+  includes(site: string): boolean
+  /** The actions key and datatrail member of a configured site's baseband data. */
+  basebandKeyOf(site: string): string
+}
+
+export function siteModel(names: readonly string[]): Sites {
+  const siteNames = Object.freeze([...names])
+  const basebandKeys = Object.freeze(siteNames.map((site, index) => (index === 0 ? 'baseband' : `${site}_baseband`)))
+  const keyBySite = new Map(siteNames.map((site, index) => [site, basebandKeys[index]!]))
+  return Object.freeze({
+    names: siteNames,
+    basebandKeys,
+    dataProducts: Object.freeze(['intensity', ...basebandKeys]),
+    traceKeys: Object.freeze([CLASSIFICATION_KEY, ...STAGES.flatMap((stage) => siteNames.map((site) => stageKey(stage, site)))]),
+    includes: (site: string) => keyBySite.has(site),
+    basebandKeyOf: (site: string) => {
+      const key = keyBySite.get(site)
+      if (key === undefined) throw new RangeError(`${site} is not a configured site`)
+      return key
+    }
+  })
+}
