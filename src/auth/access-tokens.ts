@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { TokenError } from 'fast-jwt'
+import { createSigner, createVerifier, TokenError } from 'fast-jwt'
 import { AccessClaimsSchema, type AccessClaims } from '../../schemas/auth.js'
 
 /** Exactly what probes and the Python client match on. */
@@ -7,12 +7,12 @@ export const EXPIRED_REASON = 'Signature has expired.'
 
 export type VerifyResult = { ok: true; claims: AccessClaims } | { ok: false; reason: string }
 
-export interface Jwt {
-  sign(claims: AccessClaims): string
-  /** Checks signature, algorithm, issuer, required claims and expiry; throws fast-jwt's TokenError. */
-  verify(token: string): unknown
-  /** The same checks but expiry: a refresh may present an expired access token. */
-  verifyAllowingExpired(token: string): unknown
+export interface AccessTokenSettings {
+  /** The HS256 secret, shared by every instance. */
+  secret: string
+  /** The `iss` issued and required. */
+  issuer: string
+  ttlSeconds: number
 }
 
 const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
@@ -24,23 +24,45 @@ const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
  */
 const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
-/** Issues and checks the service's access tokens; stateless, no store access. */
+/**
+ * Issues and checks the service's access tokens, stateless (no store access), with fast-jwt's
+ * signer and verifiers made once from one set of options. Verification results are cached (up to
+ * 1000 tokens) until each token's own expiry, failures for ten minutes since a token that fails
+ * cannot pass later, except one not valid yet: it passes from its nbf on, so that refusal is not
+ * kept. Keyed by the token itself: fast-jwt's default key is a SHA-256 of it, which costs as much as
+ * verifying.
+ */
 export class AccessTokens {
-  constructor(
-    private readonly jwt: Jwt,
-    private readonly issuer: string,
-    private readonly ttlSeconds: number
-  ) {}
+  private readonly sign: (claims: AccessClaims) => string
+  private readonly verifyActive: (token: string) => unknown
+  /** The same checks but expiry: a refresh may present an expired access token. */
+  private readonly verifyAllowingExpired: (token: string) => unknown
+
+  constructor(private readonly settings: AccessTokenSettings) {
+    const checks = {
+      key: settings.secret,
+      algorithms: ['HS256' as const],
+      allowedIss: settings.issuer,
+      requiredClaims: ['user_id', 'exp', 'iat', 'iss'],
+      clockTolerance: 0
+    }
+    const errorCacheTTL = (error: TokenError) => (error.code === TokenError.codes.inactive ? 0 : 600_000)
+    this.sign = createSigner({ key: settings.secret, algorithm: 'HS256' })
+    this.verifyActive = withoutCacheKeyWarning(() =>
+      createVerifier({ ...checks, cache: 1000, cacheKeyBuilder: (token: string) => token, errorCacheTTL })
+    )
+    this.verifyAllowingExpired = createVerifier({ ...checks, ignoreExpiration: true })
+  }
 
   issue(userId: string, nowMs = Date.now()): string {
     const iat = Math.floor(nowMs / 1000)
-    return this.jwt.sign({ user_id: userId, exp: iat + this.ttlSeconds, iat, iss: this.issuer })
+    return this.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
   }
 
   verify(token: string, { allowExpired = false } = {}): VerifyResult {
     let payload: unknown
     try {
-      payload = allowExpired ? this.jwt.verifyAllowingExpired(token) : this.jwt.verify(token)
+      payload = allowExpired ? this.verifyAllowingExpired(token) : this.verifyActive(token)
     } catch (error) {
       return { ok: false, reason: reasonFor(error) }
     }
@@ -63,5 +85,22 @@ function reasonFor(error: unknown): string {
       return error.message.includes('iss') ? 'The token issuer is not accepted.' : error.message
     default:
       return error.message
+  }
+}
+
+/**
+ * fast-jwt warns about any custom cache key, because one that collides could hand one user's
+ * verified claims to another. The token itself cannot collide, so that one warning is dropped.
+ */
+function withoutCacheKeyWarning<T>(create: () => T): T {
+  const emitWarning = process.emitWarning
+  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+    if ((rest[0] as { code?: unknown } | undefined)?.code === 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK') return
+    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest)
+  } as typeof process.emitWarning
+  try {
+    return create()
+  } finally {
+    process.emitWarning = emitWarning
   }
 }

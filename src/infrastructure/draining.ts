@@ -17,4 +17,4 @@ async function draining(fastify: FastifyInstance) {
   })
 }
 
-export default fp(draining, { name: 'draining', fastify: '5.x' })
+export default fp(draining, { name: 'draining', fastify: '5.x', dependencies: ['error-handler'] })

@@ -11,7 +11,7 @@ const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
  * One error plugin: every error, unknown route and wrong method ends as the envelope. 5xx details
  * go to the log with the request id, never to the client.
  */
-async function errors(fastify: FastifyInstance) {
+async function errorHandler(fastify: FastifyInstance) {
   // A second routing table, consulted only for unmatched requests, to tell 405 from 404.
   const routes = FindMyWay()
   fastify.addHook('onRoute', (route) => {
@@ -46,4 +46,4 @@ export function send(reply: FastifyReply, error: AppError) {
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.envelope)
 }
 
-export default fp(errors, { name: 'errors', fastify: '5.x' })
+export default fp(errorHandler, { name: 'error-handler', fastify: '5.x' })

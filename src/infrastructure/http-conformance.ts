@@ -21,4 +21,4 @@ async function httpConformance(fastify: FastifyInstance) {
   })
 }
 
-export default fp(httpConformance, { name: 'http-conformance', fastify: '5.x' })
+export default fp(httpConformance, { name: 'http-conformance', fastify: '5.x', dependencies: ['error-handler'] })

@@ -137,4 +137,9 @@ function whenOver(reply: FastifyReply, body: PulledBody, over: () => void) {
   body.once('close', end)
 }
 
-export default fp(streamedResponses, { name: 'streamed-responses', fastify: '5.x', decorators: { fastify: ['config'] } })
+export default fp(streamedResponses, {
+  name: 'streamed-responses',
+  fastify: '5.x',
+  decorators: { fastify: ['config'] },
+  dependencies: ['error-handler']
+})
