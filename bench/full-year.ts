@@ -46,7 +46,7 @@ export async function fullYearRss(start: () => Promise<RunningServer>, token: st
 /** One request, read to the end; the body must be a JSON array (a stream cut short would not parse). */
 async function callbacks(url: string, token: string, start: number, end: number): Promise<{ rows: number; bytes: number }> {
   const query = new URLSearchParams({ start_time_utc: new Date(start).toISOString(), end_time_utc: new Date(end).toISOString() })
-  const response = await fetch(`${url}/v1/event-tracer/baseband-callbacks?${query}`, { headers: { authorization: token } })
+  const response = await fetch(`${url}/v1/event-tracer/baseband-callbacks?${query.toString()}`, { headers: { authorization: token } })
   const text = await response.text()
   if (!response.ok) throw new Error(`baseband-callbacks answered ${response.status}: ${text.slice(0, 300)}`)
   const rows = (JSON.parse(text) as unknown[]).length

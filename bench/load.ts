@@ -45,7 +45,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         requests: options.requests,
         ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate })
       },
-      (error, done) => (error ? reject(error) : resolve(done))
+      (error, done) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done))
     )
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime))
     let elapsed = 0

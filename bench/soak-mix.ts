@@ -114,7 +114,7 @@ function kinds(context: MixContext): Kind[] {
 export function soakMix(context: MixContext): { requests: autocannon.Request[]; tallies: KindTally[] } {
   const all = kinds(context)
   const total = all.reduce((sum, kind) => sum + kind.weight, 0)
-  const tallies = all.map((kind) => ({ name: kind.name, weight: kind.weight, statuses: {}, latencies: [] }) as KindTally)
+  const tallies: KindTally[] = all.map((kind) => ({ name: kind.name, weight: kind.weight, statuses: {}, latencies: [] }))
   const choose = () => {
     let ticket = Math.random() * total
     for (const [index, kind] of all.entries()) {
@@ -127,9 +127,9 @@ export function soakMix(context: MixContext): { requests: autocannon.Request[]; 
     setupRequest: (req, context) => {
       const index = choose()
       Object.assign(context, { kind: index, sentAt: performance.now() })
-      return { ...req, body: undefined, ...all[index]!.build() } as autocannon.Request
+      return { ...req, body: undefined, ...all[index]!.build() }
     },
-    onResponse: (status, _body, context) => {
+    onResponse: (status: number, _body: string, context: unknown) => {
       const { kind, sentAt } = context as { kind?: number; sentAt?: number }
       if (kind === undefined || sentAt === undefined) return
       const tally = tallies[kind]!

@@ -219,7 +219,7 @@ function describe(name: string, message: string, value: unknown): string {
     value === undefined
       ? 'unset'
       : schema?.['sensitive'] === true
-        ? `${String(value).length} characters`
+        ? `${typeof value === 'string' ? value.length : 0} characters`
         : JSON.stringify(value)
   const hint = schema?.description === undefined ? '' : ` ${schema.description}`
   return `is not valid: ${message.toLowerCase()} (got ${shown}).${hint}`

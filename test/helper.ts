@@ -74,7 +74,7 @@ const base64url = (value: string | Buffer) => Buffer.from(value).toString('base6
 /** A JWT with any header, payload and signing secret: the raw material of forged tokens. */
 export function signJwt(
   payload: object | string,
-  { header = { alg: 'HS256', typ: 'JWT' } as object, secret = TEST_SECRET } = {}
+  { header = { alg: 'HS256', typ: 'JWT' }, secret = TEST_SECRET } = {}
 ): string {
   const body = typeof payload === 'string' ? payload : JSON.stringify(payload)
   const input = `${base64url(JSON.stringify(header))}.${base64url(body)}`

@@ -93,11 +93,11 @@ function reasonFor(error: unknown): string {
  * verified claims to another. The token itself cannot collide, so that one warning is dropped.
  */
 function withoutCacheKeyWarning<T>(create: () => T): T {
-  const emitWarning = process.emitWarning
-  process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]) {
+  const emitWarning = process.emitWarning.bind(process)
+  process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
     if ((rest[0] as { code?: unknown } | undefined)?.code === 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK') return
-    return (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest)
-  } as typeof process.emitWarning
+    return (emitWarning as (...args: unknown[]) => void)(warning, ...rest)
+  }
   try {
     return create()
   } finally {

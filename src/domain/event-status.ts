@@ -65,7 +65,7 @@ export function heartbeatOutput(stored: Record<string, unknown>): Heartbeat {
     site: stringOr(stored.site, ''),
     sent: {
       trigger_time: isoOrNull(sent.trigger_time) ?? '',
-      error: sent.error === null || sent.error === undefined ? null : String(sent.error)
+      error: sent.error === null || sent.error === undefined ? null : typeof sent.error === 'string' ? sent.error : JSON.stringify(sent.error)
     },
     received: {
       total_data_files: numberOr(received.total_data_files, 0),

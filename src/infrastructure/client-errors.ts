@@ -31,6 +31,6 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
 }
 
 /** Fastify's router errors (a malformed URL, a path parameter over its length limit). */
-export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
-  return send(reply, toAppError(error))
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void send(reply, toAppError(error))
 }

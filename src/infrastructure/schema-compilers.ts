@@ -47,7 +47,7 @@ export const buildValidator: BuildCompilerFromPool = (externalSchemas, options) 
     )
   // Fastify calls the compiler with a route definition, though the published type says a schema.
   const compile = (route: RouteDefinition) => {
-    const body = route.httpPart === 'body'
+    const body = (route.httpPart as string) === 'body'
     return once(`validator ${body} ${externals} ${schemaKey(route.schema)}`, () => {
       const validate = (ajvFor(body) as unknown as (route: RouteDefinition) => Validate)(route)
       return body ? validate : decimalNumbersOnly(route.schema, validate)

@@ -115,7 +115,7 @@ t.test('what makes a line bad', async (t) => {
   for (const [index, [line, message]] of cases.entries()) {
     const file = ndjson(t, [event(100), line], `bad-${index}.ndjson`)
     const result = await run(['import', file], { TRACER_DB: db })
-    t.equal(result.status, 1, String(line))
+    t.equal(result.status, 1, JSON.stringify(line))
     t.match(result.stderr, message, JSON.stringify(line))
     t.equal(result.stderr.split('\n').length, 2, 'one line')
   }

@@ -23,7 +23,10 @@ function walk(schema: unknown, where: string, visit: (node: Node, where: string,
   const target = (schema as Node | null)?.$ref
   if (typeof target === 'string') {
     const name = target.slice(COMPONENT.length)
-    if (!seen.has(name)) (seen.add(name), walk(document.components.schemas[name], name, visit, seen))
+    if (!seen.has(name)) {
+      seen.add(name)
+      walk(document.components.schemas[name], name, visit, seen)
+    }
     return
   }
   if (schema === null || typeof schema !== 'object') return

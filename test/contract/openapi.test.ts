@@ -66,12 +66,12 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
     ['POST', '/v1/event-tracer/heartbeats', [heartbeat]]
   ]
   for (const [method, url, payload] of writes) {
-    await call(t, app, { method: method as 'POST', url, headers: writer, payload: payload as object })
-    await call(t, app, { method: method as 'POST', url, headers: writer, payload: {} })
-    await call(t, app, { method: method as 'POST', url, payload: payload as object })
-    await call(t, app, { method: method as 'POST', url, headers: reader, payload: payload as object })
-    await call(t, app, { method: method as 'POST', url, headers: { ...writer, ...json }, payload: tooLarge })
-    await call(t, app, { method: method as 'POST', url, headers: { ...writer, 'content-type': 'text/csv' }, payload: 'a' })
+    await call(t, app, { method: method, url, headers: writer, payload: payload as object })
+    await call(t, app, { method: method, url, headers: writer, payload: {} })
+    await call(t, app, { method: method, url, payload: payload as object })
+    await call(t, app, { method: method, url, headers: reader, payload: payload as object })
+    await call(t, app, { method: method, url, headers: { ...writer, ...json }, payload: tooLarge })
+    await call(t, app, { method: method, url, headers: { ...writer, 'content-type': 'text/csv' }, payload: 'a' })
   }
 
   const ndjson = { ...writer, 'content-type': 'application/x-ndjson' }
@@ -102,7 +102,7 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   await app.store.close()
   for (const url of reads) await call(t, app, { url, headers: reader })
   for (const [method, url, payload] of writes) {
-    await call(t, app, { method: method as 'POST', url, headers: writer, payload: payload as object })
+    await call(t, app, { method: method, url, headers: writer, payload: payload as object })
   }
 })
 

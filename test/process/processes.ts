@@ -45,8 +45,8 @@ export async function startServer(t: Test, env: Record<string, string>, runAs?: 
   t.teardown(() => stop(child))
   const output: string[] = []
   let stderr = ''
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const lines = createInterface({ input: child.stdout! })
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const lines = createInterface({ input: child.stdout })
   lines.on('line', (line) => output.push(line))
   const lineMatching = (pattern: RegExp) =>
     new Promise<string>((resolve, reject) => {

@@ -8,7 +8,7 @@ import { request, startServer } from './processes.js'
 const responseOf = (socket: Socket) =>
   new Promise<string>((resolve, reject) => {
     let received = ''
-    socket.on('data', (chunk) => (received += chunk))
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
     socket.on('close', () => resolve(received))
     socket.on('error', reject)
   })

@@ -53,7 +53,7 @@ async function context(t: Test): Promise<Context> {
     if (response.statusCode !== 200) throw new Error(`seeding ${url}: ${response.statusCode} ${response.body}`)
   }
   const page = await app.inject({ url: `/v1/events?limit=1&start_time_utc=${day(30)}`, headers: { authorization: writer } })
-  const cursor = (page.json() as { next_cursor: string | null }).next_cursor
+  const cursor = page.json<{ next_cursor: string | null }>().next_cursor
   if (cursor === null) throw new Error('expected a next_cursor')
   return { ...secured, sites: app.config.TRACER_SITES, cursor, login }
 }
@@ -126,7 +126,7 @@ t.test('every route of the app has a generator, and the OpenAPI document lists n
   for (const url of templates) t.ok(inputs[url], `a generator for ${url}`)
   for (const url of Object.keys(inputs)) t.ok(templates.includes(url), `the generator of ${url} names a route that exists`)
 
-  const document = (await ctx.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> }
+  const document = (await ctx.app.inject({ url: '/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>()
   const registered = new Set(ctx.routes.map((route) => `${route.method} ${route.url}`))
   const documented = new Set<string>()
   for (const [path, operations] of Object.entries(document.paths)) {

@@ -4,7 +4,7 @@
  */
 import { connect } from 'node:net'
 import fc from 'fast-check'
-import Fastify, { type FastifyInstance, type HTTPMethods } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { appPlugin, serverOptions } from '../../src/app.js'
 import type { ConfigInput } from '../../src/config.js'
@@ -174,7 +174,7 @@ export function assertAnswer(request: HostileRequest, answer: Answer) {
 
 export async function send(app: FastifyInstance, request: HostileRequest): Promise<Answer> {
   const response = await app.inject({
-    method: request.method as HTTPMethods,
+    method: request.method,
     url: request.url,
     headers: request.headers,
     ...(request.payload === undefined ? {} : { payload: request.payload })
@@ -265,12 +265,12 @@ const mutation: fc.Arbitrary<Mutation> = fc.record({
   value: hostileScalar,
   key: fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', '')),
   member: poison
-}) as fc.Arbitrary<Mutation>
+})
 
 /** A valid object with one to three hostile changes to its members. */
 export function mutated(valid: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Obj> {
   return fc.tuple(valid, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([record, changes]) => {
-    let entries = Object.entries(record) as [string, unknown][]
+    let entries = Object.entries<unknown>(record)
     for (const change of changes) {
       const index = entries.length === 0 ? 0 : change.at % entries.length
       const target = entries[index]

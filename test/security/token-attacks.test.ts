@@ -52,7 +52,7 @@ async function refused(t: Test, routes: Routes, name: string, token: string, on:
     const response = await call(routes, route, token)
     const label = `${name} on ${route}`
     t.equal(response.statusCode, 401, label)
-    const body = response.json() as Record<string, unknown>
+    const body = response.json<Record<string, unknown>>()
     if (route === 'verify') {
       t.strictSame(Object.keys(body).sort(), ['exception', 'reasons', 'valid'], `${label}: valid, reasons, exception`)
       t.equal(body.valid, false, `${label}: valid false`)
@@ -71,7 +71,7 @@ async function allRefused(t: Test, routes: Routes, name: string, tokens: string[
   for (const token of tokens) {
     for (const route of on) {
       const response = await call(routes, route, token)
-      const body = response.json() as Record<string, unknown>
+      const body = response.json<Record<string, unknown>>()
       if (response.statusCode !== 401 || body.exception !== 'InvalidToken' || (route === 'verify' && body.valid !== false)) {
         return t.fail(`${name} on ${route}: ${response.statusCode} ${response.body} for ${token}`)
       }

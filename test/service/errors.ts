@@ -87,7 +87,7 @@ t.test('headers too large for the HTTP parser get the envelope as 431', async (t
       socket.write(`GET /auth/verify HTTP/1.1\r\nHost: x\r\nAuthorization: ${'a'.repeat(64 * 1024)}\r\n\r\n`)
     })
     let received = ''
-    socket.on('data', (chunk) => (received += chunk))
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
     socket.on('end', () => resolve(received))
     socket.on('error', reject)
   })
@@ -117,7 +117,7 @@ t.test('a request that reaches a closing server gets the 503 envelope, not Fasti
   const { port } = app.server.address() as { port: number }
   const socket = connect(port, '127.0.0.1')
   let received = ''
-  socket.on('data', (chunk) => (received += chunk))
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()))
   const ended = new Promise((resolve) => socket.on('close', resolve))
   await new Promise((resolve) => socket.on('connect', resolve))
   // The request is written in the same tick as close() begins: the server reads it only after its

@@ -54,7 +54,7 @@ for (const backend of mongoBackends()) {
       headers: { authorization: reader }
     })
     t.equal(callbacks.statusCode, 200)
-    const records = callbacks.json() as { event_no: number; trace: unknown }[]
+    const records = callbacks.json<{ event_no: number; trace: unknown }[]>()
     t.strictSame(records.map((record) => record.event_no), FIXTURE_EVENTS.slice(0, 4))
     records.forEach((record, i) => t.strictSame(record.trace, EXPECTED[i], `baseband-callbacks, event ${record.event_no}`))
 

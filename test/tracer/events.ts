@@ -130,7 +130,7 @@ t.test('page 50 holds the right records, in both orders', async (t) => {
   // 600 events, several sharing a timestamp, so the order within equal times matters too.
   await putEvents(app, Array.from({ length: 600 }, (_, i) => event(i, new Date(base + Math.floor(i / 3) * 60_000).toISOString())))
   for (const order of ['asc', 'desc'] as const) {
-    let url = `/v1/events?${window}&limit=10&order=${order}`
+    const url = `/v1/events?${window}&limit=10&order=${order}`
     let page = (await get(app, url, reader)).json()
     for (let n = 2; n <= 50; n++) {
       page = (await get(app, `/v1/events?cursor=${page.next_cursor}&limit=10`, reader)).json()

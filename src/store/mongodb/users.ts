@@ -8,7 +8,7 @@ import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
 
 /** A user document: times as BSON dates; the refresh token, when there is one, as one sub-document. */
-const toDocument = (user: NewUserRecord) => ({
+const toDocument = (user: NewUserRecord): UserDocument => ({
   name: user.name,
   password_hash: user.password_hash,
   role: user.role,
@@ -16,14 +16,26 @@ const toDocument = (user: NewUserRecord) => ({
   refresh_token: null
 })
 
-const toUser = (document: Document): UserRecord => ({
-  name: document.name,
-  password_hash: document.password_hash,
-  role: document.role,
-  created_at: millisIn(document.created_at, 0),
-  refresh_token_hash: document.refresh_token?.hash ?? null,
-  refresh_token_expires_at: document.refresh_token ? millisIn(document.refresh_token.expires_at, 0) : null
-})
+/** The stored shape: only this service writes the users collection. */
+interface UserDocument {
+  name: string
+  password_hash: string
+  role: Role
+  created_at: Date
+  refresh_token: { hash: string; expires_at: Date } | null
+}
+
+const toUser = (document: Document): UserRecord => {
+  const user = document as UserDocument
+  return {
+    name: user.name,
+    password_hash: user.password_hash,
+    role: user.role,
+    created_at: millisIn(user.created_at, 0),
+    refresh_token_hash: user.refresh_token?.hash ?? null,
+    refresh_token_expires_at: user.refresh_token === null ? null : millisIn(user.refresh_token.expires_at, 0)
+  }
+}
 
 /** Users and their refresh tokens. */
 export class MongoUsers implements Adapter<UserCollection> {

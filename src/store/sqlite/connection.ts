@@ -52,10 +52,11 @@ export class SqliteConnection {
         if (db.inTransaction) rollback.run()
       }
     }
-    this.commitWrite = db.transaction(() => {
+    const commit = db.transaction(() => {
       addPage.run(pageSize)
       removePages.run()
-    }).immediate
+    })
+    this.commitWrite = () => commit.immediate()
   }
 
   close(): void {

@@ -36,6 +36,6 @@ export class SqliteDatatrail implements Adapter<DatatrailCollection> {
   of(eventNo: number): DatatrailRecord[] {
     return this.statements.of
       .all(eventNo)
-      .map((row) => ({ event_no: row.event_no, member: row.member, value: JSON.parse(row.doc), update_timestamp: row.update_timestamp }))
+      .map((row) => ({ event_no: row.event_no, member: row.member, value: JSON.parse(row.doc) as DatatrailRecord['value'], update_timestamp: row.update_timestamp }))
   }
 }

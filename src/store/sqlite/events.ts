@@ -22,7 +22,7 @@ const toEvent = (row: EventRow): EventRecord => ({
   dm: row.dm,
   known_source_name: row.known_source_name,
   tsar_classification: row.tsar_classification,
-  actions: JSON.parse(row.actions),
+  actions: JSON.parse(row.actions) as EventRecord['actions'],
   baseband_requested: row.baseband_requested === 1,
   update_timestamp: row.update_timestamp
 })

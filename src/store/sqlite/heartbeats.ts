@@ -32,6 +32,6 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
 
   /** The heartbeats of one event by heartbeat_id (for the views). */
   of(eventNo: number): HeartbeatRecord[] {
-    return this.statements.of.all(eventNo).map((row) => ({ heartbeat: JSON.parse(row.doc), update_timestamp: row.update_timestamp }))
+    return this.statements.of.all(eventNo).map((row) => ({ heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp }))
   }
 }

@@ -48,7 +48,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
 
   find(eventNo: number): TraceRecord | null {
     const row = this.statements.find.get(eventNo)
-    return row === undefined ? null : JSON.parse(row.doc)
+    return row === undefined ? null : (JSON.parse(row.doc) as TraceRecord)
   }
 
   upsert(traces: readonly TraceRecord[]): number {

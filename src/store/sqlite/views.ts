@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { CallbackRow, EventParts, EventPosition } from '../../domain/records.js'
+import type { CallbackRow, EventParts, EventPosition, TraceRecord } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
@@ -46,7 +46,7 @@ export class SqliteViews implements Adapter<StoreViews> {
       .all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit })
       .map((row) => ({
         event: { event_no: row.event_no, timestamp: row.timestamp_ms, snr: row.snr, known_source_name: row.known_source_name },
-        trace: row.trace === null ? null : JSON.parse(row.trace)
+        trace: row.trace === null ? null : (JSON.parse(row.trace) as TraceRecord)
       }))
   }
 }

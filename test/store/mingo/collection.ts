@@ -102,7 +102,7 @@ export class MingoCollection {
       } else if ('updateOne' in operation) {
         const { filter, update, upsert, ...rest } = operation.updateOne
         rejectOptions(rest, [])
-        result = this.update(filter, update as Document, upsert === true)
+        result = this.update(filter, update, upsert === true)
       } else {
         throw new Error(`The mingo engine does not support the bulk operation ${Object.keys(operation).join(', ')}`)
       }
