@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import sjson from 'secure-json-parse'
-import { errorResponses, EventNoPathSchema, ref, tokenRoute } from '../schemas/common.js'
+import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventInputSchema, eventPageSchema, EventQuerySchema, eventSchema, UpsertResultSchema } from '../schemas/events.js'
 import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
@@ -77,7 +77,7 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: 'getEvent',
         summary: 'One event',
         description: 'The event as stored: `dm` is null and `tsar_classification` is `unclassified` when unknown.',
-        params: Type.Object({ event_no: EventNoPathSchema }),
+        params: EventNoParamsSchema,
         response: { 200: ref(eventSchema(sites), { description: 'The event.' }), ...errorResponses(400, 401, 404, 503) }
       }
     },

@@ -10,6 +10,9 @@ import { CLASSIFICATION_STAGE } from '../src/vocabulary.js'
 
 const nowSeconds = () => Date.now() / 1000
 
+/** What the Python trace updater expects of every write. */
+const STORED = { status: true } as const
+
 /**
  * The writes the pipeline makes (CONTRACT section 6), for the roles writer and admin. The role is
  * checked before the body is read, so a reader gets 403 whatever it sends.
@@ -21,22 +24,28 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
 
   const ok = ref(StatusTrueSchema, { description: 'Stored; it survives a crash of the server.' })
   const writeErrors = errorResponses(400, 401, 403, 413, 415, 503)
+  /** What every write route documents alike: its group, token, answer and errors. */
+  const write = (documentation: { operationId: string; summary: string; description: string }) => ({
+    ...tokenRoute('tracer'),
+    ...documentation,
+    response: { 200: ok, ...writeErrors }
+  })
 
   fastify.post(
     '/create-trace',
     {
       schema: {
-        ...tokenRoute('tracer'),
-        operationId: 'createTrace',
-        summary: 'Create the trace of an event with every stage incomplete; harmless when it exists',
-        description: 'Every stage of every configured site starts `incomplete`; a trace that exists is left as it is. `site` must be a configured site and has no other effect.',
-        body: ref(createTraceRequestSchema(sites)),
-        response: { 200: ok, ...writeErrors }
+        ...write({
+          operationId: 'createTrace',
+          summary: 'Create the trace of an event with every stage incomplete; harmless when it exists',
+          description: 'Every stage of every configured site starts `incomplete`; a trace that exists is left as it is. `site` must be a configured site and has no other effect.'
+        }),
+        body: ref(createTraceRequestSchema(sites))
       }
     },
     async ({ body }) => {
       await store.traces.create(body.event, nowSeconds())
-      return { status: true as const }
+      return STORED
     }
   )
 
@@ -44,18 +53,18 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
     '/update-trace',
     {
       schema: {
-        ...tokenRoute('tracer'),
-        operationId: 'updateTrace',
-        summary: 'Set the status of one stage at one site, creating the trace when missing',
-        description: `Atomic: concurrent updates of different keys never lose one. Stage ${CLASSIFICATION_STAGE} has no site.`,
-        body: ref(updateTraceRequestSchema(sites)),
-        response: { 200: ok, ...writeErrors }
+        ...write({
+          operationId: 'updateTrace',
+          summary: 'Set the status of one stage at one site, creating the trace when missing',
+          description: `Atomic: concurrent updates of different keys never lose one. Stage ${CLASSIFICATION_STAGE} has no site.`
+        }),
+        body: ref(updateTraceRequestSchema(sites))
       }
     },
     async ({ body }) => {
       const key = fromRequest(['body'], () => updatedKey(body.stage, body.site, sites))
       await store.traces.setStatus(body.event, key, body.status, nowSeconds())
-      return { status: true as const }
+      return STORED
     }
   )
 
@@ -63,19 +72,19 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
     '/datatrail/:event_no/:member',
     {
       schema: {
-        ...tokenRoute('tracer'),
-        operationId: 'putDatatrail',
-        summary: 'Replace one datatrail member of an event (the event need not exist yet)',
-        description: 'The body is the member with all six fields; it replaces what was stored for that member of the event.',
+        ...write({
+          operationId: 'putDatatrail',
+          summary: 'Replace one datatrail member of an event (the event need not exist yet)',
+          description: 'The body is the member with all six fields; it replaces what was stored for that member of the event.'
+        }),
         params: datatrailParamsSchema(sites),
-        body: ref(DatatrailMemberSchema),
-        response: { 200: ok, ...writeErrors }
+        body: ref(DatatrailMemberSchema)
       }
     },
     async ({ params, body }) => {
       const event_no = fromRequest(['path'], () => eventNoFromPath(params.event_no))
       await store.datatrail.put([{ event_no, member: params.member, value: body, update_timestamp: nowSeconds() }])
-      return { status: true as const }
+      return STORED
     }
   )
 
@@ -83,17 +92,17 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
     '/heartbeats',
     {
       schema: {
-        ...tokenRoute('tracer'),
-        operationId: 'addHeartbeats',
-        summary: 'Store heartbeat records; a heartbeat_id already stored is left as it is',
-        description: 'A JSON array of 1 to 1000 heartbeat records, each naming its event. Repeating a heartbeat_id is a harmless no-op, so a sender may retry a whole batch.',
-        body: heartbeatBatchSchema(sites),
-        response: { 200: ok, ...writeErrors }
+        ...write({
+          operationId: 'addHeartbeats',
+          summary: 'Store heartbeat records; a heartbeat_id already stored is left as it is',
+          description: 'A JSON array of 1 to 1000 heartbeat records, each naming its event. Repeating a heartbeat_id is a harmless no-op, so a sender may retry a whole batch.'
+        }),
+        body: heartbeatBatchSchema(sites)
       }
     },
     async ({ body }) => {
       await store.heartbeats.add(body, nowSeconds())
-      return { status: true as const }
+      return STORED
     }
   )
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, EventNoPathSchema, ref, tokenRoute } from '../schemas/common.js'
+import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventStatusSchema } from '../schemas/event-status.js'
 import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
@@ -67,7 +67,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
         operationId: 'getEventStatus',
         summary: 'One event’s full status: actions, classification, datatrail, trace and heartbeats',
         description: 'All seven fields are present even when only some parts are stored; 404 when nothing at all is known of the event.',
-        params: Type.Object({ event_no: EventNoPathSchema }),
+        params: EventNoParamsSchema,
         response: {
           200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.' }),
           ...errorResponses(400, 401, 404, 503)

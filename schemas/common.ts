@@ -90,6 +90,9 @@ export const EventNoPathSchema = Type.String({
   description: 'Event number: an integer from 0 to 2^53-1, in decimal.'
 })
 
+/** The path parameters of the routes about one event. */
+export const EventNoParamsSchema = Type.Object({ event_no: EventNoPathSchema })
+
 export const StatusTrueSchema = Type.Object(
   { status: Type.Literal(true) },
   { $id: 'StatusTrue', description: 'What the Python trace updater expects.', additionalProperties: false }

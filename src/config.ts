@@ -15,6 +15,13 @@ const siteList = Type.Transform(
   .Decode((value) => siteModel(value.split(',')))
   .Encode((sites) => sites.names.join(','))
 
+/** A comma-separated list, each item matching `item` (a regular expression source). */
+function commaList(item: string, description: string) {
+  return Type.Transform(Type.String({ pattern: `^${item}(,${item})*$`, description }))
+    .Decode((value) => value.split(','))
+    .Encode((items) => items.join(','))
+}
+
 /** A yes-or-no variable, written `true` or `false`. */
 function flag(description: string) {
   return Type.Transform(Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false', description }))
@@ -116,26 +123,12 @@ export const ConfigSchema = Type.Object({
     description: 'How long an idle keep-alive connection stays open.'
   }),
   TRUST_PROXY: Type.Optional(
-    Type.Transform(
-      Type.String({
-        pattern: '^[0-9A-Fa-f:.]+(/[0-9]{1,3})?(,[0-9A-Fa-f:.]+(/[0-9]{1,3})?)*$',
-        description: 'Comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For names the client.'
-      })
-    )
-      .Decode((value) => value.split(','))
-      .Encode((proxies) => proxies.join(','))
+    commaList('[0-9A-Fa-f:.]+(/[0-9]{1,3})?', 'Comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For names the client.')
   ),
   BEHIND_TLS: flag('true or false: whether clients reach the service over HTTPS (through a TLS-terminating proxy).'),
   METRICS_REQUIRE_TOKEN: flag('true or false: whether GET /metrics needs an access token (any role).'),
   CORS_ORIGINS: Type.Optional(
-    Type.Transform(
-      Type.String({
-        pattern: '^https?://[^,\\s]+(,https?://[^,\\s]+)*$',
-        description: 'Comma-separated origins allowed to call the API from a browser; unset: CORS is off.'
-      })
-    )
-      .Decode((value) => value.split(','))
-      .Encode((origins) => origins.join(','))
+    commaList('https?://[^,\\s]+', 'Comma-separated origins allowed to call the API from a browser; unset: CORS is off.')
   ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
