@@ -61,9 +61,9 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
         body: ref(updateTraceRequestSchema(sites))
       }
     },
-    async ({ body }) => {
+    async ({ body, user }) => {
       const key = fromRequest(['body'], () => updatedKey(body.stage, body.site, sites))
-      await store.traces.setStatus(body.event, key, body.status, nowSeconds())
+      await store.traces.setStatus(body.event, key, body.status, nowSeconds(), user.user_id)
       return STORED
     }
   )

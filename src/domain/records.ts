@@ -1,6 +1,7 @@
 import type { Role } from '../../schemas/auth.js'
 import type { Actions } from '../../schemas/events.js'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
+import type { StreamedTransition, Transition } from '../../schemas/history.js'
 import type { TimeWindow } from './time-window.js'
 
 /*
@@ -54,6 +55,15 @@ export interface HeartbeatRecord {
   update_timestamp: number
 }
 
+/**
+ * One change of a stored trace value made through update-trace, kept with the trace in the same
+ * atomic write: `from` as stored before (null when there was none), `at` the write time in s.
+ */
+export type TransitionRecord = Transition
+
+/** A transition and the event whose trace it changed, as the live stream delivers it. */
+export type FeedTransition = StreamedTransition
+
 /** Everything the store holds of one event, from every collection. */
 export interface EventParts {
   event: EventRecord | null
@@ -78,6 +88,16 @@ export interface EventPageQuery {
   maxSnr?: number
   knownSourceName?: string
   basebandRequested?: boolean
+}
+
+/** One event of a window with everything the audit and stage latency read of it. */
+export interface WindowEventParts {
+  event: EventRecord
+  trace: TraceRecord | null
+  datatrail: DatatrailRecord[]
+  heartbeats: HeartbeatRecord[]
+  /** Oldest first: by `at`, then the order of writing. */
+  transitions: TransitionRecord[]
 }
 
 /** A row of the baseband-callback scan: only what the route outputs, read in bulk. */

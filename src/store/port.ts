@@ -7,9 +7,12 @@ import type {
   EventParts,
   EventPosition,
   EventRecord,
+  FeedTransition,
   NewUserRecord,
   TraceRecord,
-  UserRecord
+  TransitionRecord,
+  UserRecord,
+  WindowEventParts
 } from '../domain/records.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { StageStatus } from '../vocabulary.js'
@@ -27,6 +30,7 @@ export interface Store {
   readonly datatrail: DatatrailCollection
   readonly heartbeats: HeartbeatCollection
   readonly views: StoreViews
+  readonly transitions: TransitionFeed
   /** Resolves when the store can take a write now. */
   ping(): Promise<void>
   close(): Promise<void>
@@ -62,11 +66,15 @@ export interface TraceCollection {
   /** Creates the trace with every key of the configured sites `incomplete` unless one exists. */
   create(eventNo: number, now: number): Promise<void>
   /**
-   * Sets one key and bumps update_timestamp in one atomic operation, creating the trace first
-   * when missing. Concurrent updates of different keys never lose one.
+   * Sets one key and bumps update_timestamp, creating the trace first when missing. When the stored
+   * value changes, the transition `{key, from, to, at: now, by}` is recorded in the same atomic
+   * write: no change without its transition, no transition without its change. Concurrent updates
+   * of different keys never lose one. Resolves to whether the value changed.
    */
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number): Promise<void>
+  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean>
   find(eventNo: number): Promise<TraceRecord | null>
+  /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
+  history(eventNo: number): Promise<TransitionRecord[]>
   /** Inserts or replaces whole trace documents (bulk loading); one transaction. */
   upsert(traces: readonly TraceRecord[]): Promise<number>
 }
@@ -90,6 +98,27 @@ export interface StoreViews {
    * (event time, event_no), at most `limit`, each with its trace.
    */
   callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<CallbackRow[]>
+  /**
+   * The same events as callbackPage, each with its trace, datatrail members, heartbeats and
+   * transitions: what the audit and stage latency read, in a few range scans a page.
+   */
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]>
+}
+
+/**
+ * Every transition written through any instance sharing the store, in the order written: the
+ * source of the live stream. A position is opaque to callers; it only moves forward.
+ */
+export interface TransitionFeed {
+  /** Where the feed stands: transitions written from now on come after this position. */
+  position(): Promise<number>
+  /** Transitions written after `position`, in the order written, at most `limit`, and the position after them. */
+  since(position: number, limit: number): Promise<FeedPage>
+}
+
+export interface FeedPage {
+  transitions: FeedTransition[]
+  position: number
 }
 
 /** Told of every store operation: its name (`users.find`, `ping`), duration and outcome. */

@@ -4,6 +4,7 @@ import { StoreUnavailableError } from '../../src/store/port.js'
 import { storeConformance, type OpenStore } from './conformance.js'
 import { duplicateKeyError } from './mingo/engine.js'
 import { engineOnly, mongoBackends } from './mongo-backends.js'
+import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
 
 for (const backend of mongoBackends()) {
@@ -13,6 +14,7 @@ for (const backend of mongoBackends()) {
     t.test('passes the store conformance suite', async (t) => {
       storeConformance(t, open)
       tracerConformance(t, open)
+      historyConformance(t, open)
     })
 
     t.test('start-up creates the unique indexes: a second document of one key is refused', async (t) => {
@@ -53,13 +55,13 @@ t.test('each trace write is one single-document operation, retried once after a 
   const traceWrites = () => engine!.calls.filter((call) => call.collection === 'trace' && call.method !== 'findOne')
 
   engine!.calls.length = 0
-  await store.traces.setStatus(1, a, 'complete', 10)
+  await store.traces.setStatus(1, a, 'complete', 10, 'pipeline')
   await store.traces.create(2, 10)
   t.strictSame(traceWrites().map((call) => call.method), ['updateOne', 'updateOne'], 'one updateOne each')
 
   engine!.calls.length = 0
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 3 }))
-  await store.traces.setStatus(3, b, 'complete', 20)
+  await store.traces.setStatus(3, b, 'complete', 20, 'pipeline')
   t.match(await store.traces.find(3), { [a]: 'incomplete', [b]: 'complete', update_timestamp: 20 })
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 4 }))
   await store.traces.create(4, 30)
@@ -68,7 +70,7 @@ t.test('each trace write is one single-document operation, retried once after a 
 
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 5 }))
   engine!.failNext('updateOne', duplicateKeyError('trace', { event_no: 5 }))
-  await t.rejects(store.traces.setStatus(5, a, 'complete', 40), MongoServerError, 'a second E11000 is a real error')
+  await t.rejects(store.traces.setStatus(5, a, 'complete', 40, 'pipeline'), MongoServerError, 'a second E11000 is a real error')
 })
 
 t.test('bulk writes are one bulkWrite each', async (t) => {

@@ -4,6 +4,7 @@ import t from 'tap'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { storeConformance, type OpenStore } from './conformance.js'
+import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
 import { defaultSites } from '../sites.js'
 
@@ -16,6 +17,7 @@ const openFresh: OpenStore = async (t, sites) => {
 t.test('the SQLite adapter passes the store conformance suite', async (t) => {
   storeConformance(t, openFresh)
   tracerConformance(t, openFresh)
+  historyConformance(t, openFresh)
 })
 
 t.test('the file is created with its folder, in WAL mode, at the current schema version', async (t) => {

@@ -5,6 +5,7 @@ import { SqliteDatatrail } from './datatrail.js'
 import { SqliteEvents } from './events.js'
 import { SqliteHeartbeats } from './heartbeats.js'
 import { SqliteTraces } from './traces.js'
+import { SqliteTransitions } from './transitions.js'
 import { SqliteUsers } from './users.js'
 import { SqliteViews } from './views.js'
 
@@ -36,7 +37,7 @@ export class SqliteConnection {
       datatrail: new SqliteDatatrail(db),
       heartbeats: new SqliteHeartbeats(db)
     }
-    this.collections = { users: new SqliteUsers(db), ...tables, views: new SqliteViews(db, tables) }
+    this.collections = { users: new SqliteUsers(db), ...tables, views: new SqliteViews(db, tables), transitions: new SqliteTransitions(db) }
 
     const pageSize = db.pragma('page_size', { simple: true }) as number
     const addPage = db.prepare('INSERT INTO write_probe (page) VALUES (zeroblob(?))')

@@ -3,7 +3,7 @@ import type { EventPageQuery, EventRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 
-interface EventRow {
+export interface EventRow {
   event_no: number
   timestamp_ms: number
   snr: number
@@ -15,7 +15,7 @@ interface EventRow {
   update_timestamp: number
 }
 
-const toEvent = (row: EventRow): EventRecord => ({
+export const toEvent = (row: EventRow): EventRecord => ({
   event_no: row.event_no,
   timestamp: row.timestamp_ms,
   snr: row.snr,

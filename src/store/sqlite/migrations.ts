@@ -58,5 +58,19 @@ export const migrations: readonly string[] = [
 
   // Never keeps a row: /ready writes a page here to learn whether a write could be committed now
   // (a connection SQLite opened read-only, or a database that may not grow, refuses it).
-  `CREATE TABLE write_probe (page BLOB NOT NULL) STRICT;`
+  `CREATE TABLE write_probe (page BLOB NOT NULL) STRICT;`,
+
+  // Every change update-trace makes, written in the transaction that makes it. seq is the order of
+  // writing across every process sharing the file (writers take SQLite's lock one at a time), so
+  // the live stream reads what is new by seq; AUTOINCREMENT never hands out a seq twice.
+  `CREATE TABLE transitions (
+     seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+     event_no INTEGER NOT NULL,
+     key      TEXT NOT NULL,
+     "from"   TEXT,
+     "to"     TEXT NOT NULL,
+     at       REAL NOT NULL,
+     by       TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`
 ]

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { TraceRecord } from '../../domain/records.js'
+import type { TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
@@ -11,11 +11,19 @@ const pathTo = (key: string) => `$.${JSON.stringify(key)}`
 /** A new document: the sites' template with its event number and times filled in. */
 const NEW_DOCUMENT = `json_set(@template, '$.event_no', @eventNo, '$.create_timestamp', @now, '$.update_timestamp', @now)`
 
-/** Traces: one JSON document per event, with the flat slash keys the pipeline writes. */
+/** The columns of a transition, as the port names them. */
+export const TRANSITION_COLUMNS = `key, "from", "to", at, by`
+
+/** A value another writer stored that is not text, as text: a transition's `from` is a string. */
+const asText = (value: unknown): string | null => (value === null || typeof value === 'string' ? value : JSON.stringify(value))
+
+/** Traces: one JSON document per event, with the flat slash keys the pipeline writes, and their history. */
 export class SqliteTraces implements Adapter<TraceCollection> {
   private readonly statements
   /** The text of a new trace of the configured sites, with every key `incomplete`. */
   private readonly template: string
+  /** Reads the old value, writes the new one and, when it changed, its transition: one transaction. */
+  private readonly setStatusOnce: (eventNo: number, key: string, status: StageStatus, now: number, by: string) => boolean
 
   constructor(
     private readonly db: Database.Database,
@@ -26,29 +34,53 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       create: db.prepare<{ eventNo: number; template: string; now: number }>(
         `INSERT INTO traces (event_no, doc) VALUES (@eventNo, ${NEW_DOCUMENT}) ON CONFLICT (event_no) DO NOTHING`
       ),
-      // One statement: SQLite runs it under the write lock, so concurrent updates cannot interleave.
+      current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
+        'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
+      ),
       setStatus: db.prepare<{ eventNo: number; template: string; path: string; status: string; now: number }>(
         `INSERT INTO traces (event_no, doc) VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status))
          ON CONFLICT (event_no) DO UPDATE SET doc = json_set(doc, @path, @status, '$.update_timestamp', @now)`
       ),
+      record: db.prepare<{ eventNo: number; key: string; from: string | null; to: string; at: number; by: string }>(
+        'INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (@eventNo, @key, @from, @to, @at, @by)'
+      ),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
+      history: db.prepare<[number], TransitionRecord>(
+        `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
+      ),
       replace: db.prepare<[number, string]>(
         'INSERT INTO traces (event_no, doc) VALUES (?, ?) ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc'
       )
     }
+    const { current, setStatus, record } = this.statements
+    // IMMEDIATE: the write lock is taken before the read, so no other process writes in between.
+    const transaction = db.transaction((eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
+      const path = pathTo(key)
+      const before = current.get({ eventNo, path })
+      setStatus.run({ eventNo, template: this.template, path, status, now })
+      const from = before === undefined ? null : asText(before.value)
+      if (from === status) return false
+      record.run({ eventNo, key, from, to: status, at: now, by })
+      return true
+    })
+    this.setStatusOnce = (...args) => transaction.immediate(...args)
   }
 
   create(eventNo: number, now: number): void {
     this.statements.create.run({ eventNo, template: this.template, now })
   }
 
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number): void {
-    this.statements.setStatus.run({ eventNo, template: this.template, path: pathTo(key), status, now })
+  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): boolean {
+    return this.setStatusOnce(eventNo, key, status, now, by)
   }
 
   find(eventNo: number): TraceRecord | null {
     const row = this.statements.find.get(eventNo)
     return row === undefined ? null : (JSON.parse(row.doc) as TraceRecord)
+  }
+
+  history(eventNo: number): TransitionRecord[] {
+    return this.statements.history.all(eventNo)
   }
 
   upsert(traces: readonly TraceRecord[]): number {
