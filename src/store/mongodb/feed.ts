@@ -34,8 +34,11 @@ export class MongoTransitionFeed implements Adapter<TransitionFeed> {
   private readonly traces: Collection
   private readonly buffer = new TransitionBuffer(FEED_CAPACITY)
   private stream: ChangeStream<Document, Document> | undefined
-  /** The driver's ResumeToken is `unknown`: undefined here means none yet. */
-  private resumeToken: ResumeToken
+  /**
+   * Where a new stream goes on: after the last change taken (`resumeAfter`), or after an
+   * invalidation (`startAfter`, the only way past one). None before the first stream.
+   */
+  private resumeFrom: { resumeAfter: ResumeToken } | { startAfter: ResumeToken } | undefined
   private reading: Promise<void> | undefined
   private nextReading: Promise<void> | undefined
 
@@ -86,32 +89,40 @@ export class MongoTransitionFeed implements Adapter<TransitionFeed> {
 
   private async takeChanges(): Promise<void> {
     const stream = this.stream ?? this.open()
+    let invalidation: ResumeToken
     try {
       for (let taken = 0; taken < CHANGES_PER_CATCH_UP; taken++) {
         const change = await stream.tryNext()
-        if (change?.operationType === 'invalidate') return await this.startAgain(stream)
+        if (change?.operationType === 'invalidate') {
+          invalidation = change._id
+          break
+        }
         // After a change, or an empty batch: the server's token for the point read up to.
-        this.resumeToken = stream.resumeToken ?? this.resumeToken
+        if (stream.resumeToken != null) this.resumeFrom = { resumeAfter: stream.resumeToken }
         if (change === null) return
         for (const transition of transitionsIn(change)) this.buffer.add(transition)
       }
     } catch (error) {
-      if (this.stream === stream) this.stream = undefined
-      await stream.close().catch(() => {})
+      this.discard(stream)
       throw this.explained(error)
+    }
+    if (invalidation !== undefined) {
+      // The trace collection was dropped or renamed: this stream has ended for good. The next goes
+      // on from just after the invalidation, so the writes that recreate the collection are not missed.
+      this.resumeFrom = { startAfter: invalidation }
+      this.discard(stream)
+      return this.takeChanges()
     }
   }
 
-  /** The trace collection was dropped or renamed: its stream ended for good; a new one starts from now. */
-  private async startAgain(stream: ChangeStream<Document, Document>): Promise<void> {
-    this.resumeToken = undefined
+  /** A stream that failed or ended: closed (its server cursor too), and replaced by the next call. */
+  private discard(stream: ChangeStream<Document, Document>): void {
     if (this.stream === stream) this.stream = undefined
-    await stream.close()
+    stream.close().catch(() => {})
   }
 
   private open(): ChangeStream<Document, Document> {
-    const options: ChangeStreamOptions = { maxAwaitTimeMS: CAUGHT_UP_WAIT_MS }
-    if (this.resumeToken !== undefined) options.resumeAfter = this.resumeToken
+    const options: ChangeStreamOptions = { maxAwaitTimeMS: CAUGHT_UP_WAIT_MS, ...this.resumeFrom }
     this.stream = this.traces.watch<Document, Document>(FEED_PIPELINE, options)
     return this.stream
   }
@@ -122,8 +133,8 @@ export class MongoTransitionFeed implements Adapter<TransitionFeed> {
     if (code === NOT_A_REPLICA_SET) {
       return new StoreUnavailableError('The transition feed reads a MongoDB change stream, which only a replica set has', { cause: error })
     }
-    if (CANNOT_RESUME.has(code) && this.resumeToken !== undefined) {
-      this.resumeToken = undefined
+    if (CANNOT_RESUME.has(code) && this.resumeFrom !== undefined) {
+      this.resumeFrom = undefined
       return new StoreUnavailableError('The transition feed could not resume its change stream; it starts again from now', { cause: error })
     }
     return error

@@ -4,7 +4,7 @@ import { copyOf, serverError } from './values.js'
 
 /** Stages a change stream's pipeline may have here; the server allows a few more. */
 const STAGES = new Set(['$match', '$project'])
-const OPTIONS = new Set(['maxAwaitTimeMS', 'resumeAfter'])
+const OPTIONS = new Set(['maxAwaitTimeMS', 'resumeAfter', 'startAfter'])
 
 const sameValue = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
@@ -27,6 +27,7 @@ export function describeUpdate(before: Document, after: Document): Document {
   return { updatedFields, removedFields, truncatedArrays: [] }
 }
 
+/** The token of the point after `sequence` events (0: before the first). */
 const tokenOf = (sequence: number) => ({ _data: sequence.toString(16).padStart(16, '0') })
 const sequenceOf = (token: unknown): number => {
   const data = (token as { _data?: unknown } | null)?._data
@@ -61,7 +62,9 @@ export class ChangeLog {
       const name = Object.keys(stage)[0]!
       if (!STAGES.has(name)) throw new Error(`The mingo engine does not support the change stream stage ${name}`)
     }
-    return new MingoChangeStream(this.events, new Aggregator(pipeline), options.resumeAfter, gate)
+    if (options.resumeAfter !== undefined && options.startAfter !== undefined) throw new Error('Only one of resumeAfter and startAfter')
+    const start = options.startAfter === undefined ? { after: options.resumeAfter as unknown, pastInvalidation: false } : { after: options.startAfter as unknown, pastInvalidation: true }
+    return new MingoChangeStream(this.events, new Aggregator(pipeline), start, gate)
   }
 }
 
@@ -79,10 +82,11 @@ export class MingoChangeStream {
   constructor(
     private readonly events: readonly Document[],
     private readonly pipeline: Aggregator,
-    private readonly resumeAfter: unknown,
+    /** The token to go on after, and whether it may be an invalidation (`startAfter`). */
+    private readonly start: { after: unknown; pastInvalidation: boolean },
     private readonly gate: (method: string) => void
   ) {
-    this.token = resumeAfter
+    this.token = start.after
   }
 
   get resumeToken(): unknown {
@@ -105,6 +109,8 @@ export class MingoChangeStream {
         const [passed] = this.pipeline.run([copyOf(event)])
         if (passed !== undefined) return passed
       }
+      // An empty batch: the server's postBatchResumeToken, the point read up to.
+      this.token = tokenOf(this.read)
       return null
     } catch (error) {
       this.closed = true
@@ -117,11 +123,14 @@ export class MingoChangeStream {
   }
 
   private startingPoint(): number {
-    if (this.resumeAfter === undefined) return this.events.length
-    const after = sequenceOf(this.resumeAfter)
+    if (this.start.after === undefined) return this.events.length
+    const after = sequenceOf(this.start.after)
+    if (after === 0) return 0
     const event = this.events[after - 1]
     if (event === undefined) throw serverError(280, 'ChangeStreamFatalError', 'cannot resume stream; the resume token was not found')
-    if (event.operationType === 'invalidate') throw serverError(260, 'InvalidResumeToken', 'cannot resume after an invalidate with resumeAfter')
+    if (event.operationType === 'invalidate' && !this.start.pastInvalidation) {
+      throw serverError(260, 'InvalidResumeToken', 'Attempting to resume a change stream using resumeAfter after an invalidate; use startAfter')
+    }
     return after
   }
 }

@@ -26,6 +26,7 @@ export class MingoEngine {
   private readonly collections = new Map<string, MingoCollection>()
   private readonly injected = new Map<string, Error[]>()
   private readonly before = new Map<string, (() => void)[]>()
+  private actionRunning = false
 
   constructor(readonly databaseName = 'frb_master') {}
 
@@ -78,7 +79,15 @@ export class MingoEngine {
     }
     const error = this.injected.get(method)?.shift()
     if (error !== undefined) throw error
-    this.before.get(method)?.shift()?.()
+    // An action's own calls run no other action: each lands between two of the adapter's calls.
+    const action = this.actionRunning ? undefined : this.before.get(method)?.shift()
+    if (action === undefined) return
+    this.actionRunning = true
+    try {
+      action()
+    } finally {
+      this.actionRunning = false
+    }
   }
 }
 
