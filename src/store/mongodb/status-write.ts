@@ -31,11 +31,11 @@ export interface StatusChange {
  * a fresh read, so a transition's `from` is always the value its write replaced. An upsert of a trace
  * no one had created meets E11000 when another writer creates it first, and is retried the same way.
  *
- * Why not one update with an aggregation pipeline (`$cond` on the old value): the old value is also
- * what the service must answer (changed or not) and record as `from`, and a pipeline update returns
- * neither; nor can it tell an unchanged value from a changed one without writing. The conditional
- * write keeps the pipeline's own documents as they are, needs no server-side expressions, and an
- * unchanged value costs one read and one small write (update_timestamp only, nothing pushed).
+ * Why not one update with an aggregation pipeline (`$cond` on the old value, pushing only when it
+ * differs): the service needs the old value itself, as `from` and to answer whether anything
+ * changed, and an update returns neither; reading it back afterwards would race again. The
+ * conditional write needs no server-side expressions, and an unchanged value costs one read and one
+ * small write (update_timestamp only, nothing pushed).
  */
 export async function writeStatus(traces: Collection, template: TraceRecord, change: StatusChange): Promise<boolean> {
   let duplicateKeyMet = false
