@@ -53,3 +53,47 @@ t.test('away: every call rejects with a MongoNetworkError until it is back', asy
   t.strictSame(await engine.db.command({ ping: 1 }), { ok: 1 })
   t.strictSame(await users.find({}).toArray(), [])
 })
+
+t.test('$push appends to an array, creating it when missing; modifiers and non-arrays are refused', async (t) => {
+  const trace = new MingoEngine().collection('trace')
+  await trace.updateOne({ event_no: 1 }, { $set: { n: 'a' }, $push: { log: { at: 1 } } }, { upsert: true })
+  await trace.updateOne({ event_no: 1 }, { $push: { log: { at: 2 } } })
+  t.strictSame((await trace.findOne({}, { projection: { _id: 0 } }))?.log, [{ at: 1 }, { at: 2 }])
+  await t.rejects(trace.updateOne({ event_no: 1 }, { $push: { n: 'b' } }), { code: 2 }, 'onto a string, as the server refuses it')
+  await t.rejects(trace.updateOne({ event_no: 1 }, { $push: { log: { $each: [1, 2] } } }), /does not support \$push modifiers/)
+  await t.rejects(trace.updateOne({ event_no: 1 }, { $set: { log: [] }, $push: { log: 1 } }), { code: 40 })
+})
+
+t.test('change streams: the events of each write, from where the stream opened, with resume tokens', async (t) => {
+  const engine = new MingoEngine()
+  const trace = engine.collection('trace')
+  await trace.insertOne({ event_no: 1, log: [] })
+  const stream = trace.watch([{ $match: { operationType: { $in: ['insert', 'update'] } } }])
+  t.equal(await stream.tryNext(), null, 'opened after the first insert: nothing yet')
+  const opened = stream.resumeToken
+  await trace.updateOne({ event_no: 1 }, { $set: { a: 'x' }, $push: { log: 1 } })
+  await trace.updateOne({ event_no: 1 }, { $set: { a: 'x' } })
+  await trace.updateOne({ event_no: 2 }, { $push: { log: 1 } }, { upsert: true })
+  await trace.bulkWrite([{ replaceOne: { filter: { event_no: 2 }, replacement: { event_no: 2 } } }])
+  await trace.deleteOne({ event_no: 2 })
+  t.match(await stream.tryNext(), { operationType: 'update', updateDescription: { updatedFields: { a: 'x', 'log.0': 1 }, removedFields: [] } })
+  t.match(await stream.tryNext(), { operationType: 'insert', fullDocument: { event_no: 2, log: [1] } }, 'the unchanged update made none')
+  t.equal(await stream.tryNext(), null, 'replace and delete are not matched')
+
+  const again = trace.watch([], { resumeAfter: opened })
+  t.strictSame((await again.tryNext())?.updateDescription?.updatedFields, { a: 'x', 'log.0': 1 }, 'resumed after the token')
+  t.throws(() => trace.watch([], { fullDocument: 'updateLookup' }), /does not support the change stream options fullDocument/)
+  t.throws(() => trace.watch([{ $lookup: {} }]), /does not support the change stream stage \$lookup/)
+})
+
+t.test('change streams: an error closes the stream; a standalone cannot open one', async (t) => {
+  const engine = new MingoEngine()
+  const trace = engine.collection('trace')
+  const stream = trace.watch()
+  await stream.tryNext()
+  engine.failNext('getMore', new MongoNetworkError('connection closed'))
+  await t.rejects(stream.tryNext(), MongoNetworkError)
+  await t.rejects(stream.tryNext(), /ChangeStream is closed/)
+  engine.replicaSet = false
+  await t.rejects(trace.watch().tryNext(), { code: 40573 })
+})

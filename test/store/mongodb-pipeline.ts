@@ -70,3 +70,32 @@ for (const backend of mongoBackends()) {
     t.notOk(stored !== null && '_id' in stored, 'no _id leaves the adapter')
   })
 }
+
+for (const backend of mongoBackends()) {
+  t.test(`the first update-trace of a trace the pipeline wrote records the stored value as \`from\` (${backend.name})`, async (t) => {
+    const { store, db } = await backend.open(t)
+    for (const document of pipelineTraces) await db.collection('trace').insertOne({ ...document })
+    const start = await store.transitions.position()
+    const updates: [number, string, string | null][] = [
+      [3_100_000_002, 'stages/baseband_callback_request/sites/gbo', 'not_required'],
+      [310_000_004, 'stages/baseband_conversion/sites/kko', 'failed'],
+      [310_000_005, 'stages/tsar_classification', null]
+    ]
+    for (const [eventNo, key, from] of updates) {
+      t.equal(await store.traces.setStatus(eventNo, key, 'complete', 1714560000.5, 'pipeline'), true)
+      t.strictSame(await store.traces.history(eventNo), [{ key, from, to: 'complete', at: 1714560000.5, by: 'pipeline' }], `event ${eventNo}`)
+    }
+    t.strictSame(
+      (await store.transitions.since(start, 10)).transitions.map((transition) => [transition.event_no, transition.from]),
+      updates.map(([eventNo, , from]) => [eventNo, from]),
+      'the feed has them, with their events'
+    )
+
+    const { app, reader } = await mongoApp(t, store)
+    const status = await app.inject({ url: '/v1/event-tracer/event-status/3100000002', headers: { authorization: reader } })
+    t.strictSame(status.json().trace, { ...EXPECTED[1], update_timestamp: 1714560000.5 }, 'the trace reads as before; its history is not part of it')
+    const stored = await store.traces.find(3_100_000_002)
+    t.match(stored, { event_no: 3_100_000_002, create_timestamp: 1714557600, update_timestamp: 1714560000.5 })
+    t.notOk(stored !== null && 'transitions' in stored)
+  })
+}

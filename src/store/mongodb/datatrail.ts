@@ -1,10 +1,21 @@
-import type { Collection, Db } from 'mongodb'
+import type { Collection, Db, Document } from 'mongodb'
 import type { DatatrailRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { DatatrailCollection } from '../port.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
+
+/** A member document read back (with WITHOUT_ID); a missing value reads as an empty one. */
+export const toDatatrailRecord = (stored: Document): DatatrailRecord => {
+  const document = plainDocument(stored)
+  return {
+    event_no: numberIn(document.event_no, 0),
+    member: String(document.member),
+    value: (document.value ?? {}) as Record<string, unknown>,
+    update_timestamp: numberIn(document.update_timestamp, 0)
+  }
+}
 
 /** Datatrail members: `{event_no, member, value, update_timestamp}`, one document per member. */
 export class MongoDatatrail implements Adapter<DatatrailCollection> {
@@ -25,11 +36,6 @@ export class MongoDatatrail implements Adapter<DatatrailCollection> {
   /** The members of one event (for the views). */
   async of(eventNo: number): Promise<DatatrailRecord[]> {
     const documents = await this.datatrail.find({ event_no: eventNo }, { ...WITHOUT_ID, sort: { member: 1 } }).toArray()
-    return documents.map(plainDocument).map((document) => ({
-      event_no: eventNo,
-      member: String(document.member),
-      value: (document.value ?? {}) as Record<string, unknown>,
-      update_timestamp: numberIn(document.update_timestamp, 0)
-    }))
+    return documents.map(toDatatrailRecord)
   }
 }

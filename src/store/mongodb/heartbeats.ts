@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, type Collection, type Db } from 'mongodb'
+import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb'
 import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
@@ -6,6 +6,12 @@ import type { HeartbeatCollection } from '../port.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
+
+/** A heartbeat document read back (with WITHOUT_ID): its own fields, and when it was stored. */
+export const toHeartbeatRecord = (stored: Document): HeartbeatRecord => {
+  const { update_timestamp, ...heartbeat } = plainDocument(stored)
+  return { heartbeat: heartbeat as HeartbeatInput, update_timestamp: numberIn(update_timestamp, 0) }
+}
 
 /** Heartbeats: the record's own fields plus update_timestamp, one document per heartbeat_id. */
 export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
@@ -40,9 +46,6 @@ export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
   /** The heartbeats of one event by heartbeat_id (for the views). */
   async of(eventNo: number): Promise<HeartbeatRecord[]> {
     const documents = await this.heartbeats.find({ event_no: eventNo }, { ...WITHOUT_ID, sort: { heartbeat_id: 1 } }).toArray()
-    return documents.map(plainDocument).map(({ update_timestamp, ...heartbeat }) => ({
-      heartbeat: heartbeat as HeartbeatInput,
-      update_timestamp: numberIn(update_timestamp, 0)
-    }))
+    return documents.map(toHeartbeatRecord)
   }
 }

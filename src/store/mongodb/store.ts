@@ -5,6 +5,7 @@ import { StoreUnavailableError, type Store } from '../port.js'
 import { MongoDatatrail } from './datatrail.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
+import { MongoTransitionFeed } from './feed.js'
 import { MongoHeartbeats } from './heartbeats.js'
 import { ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
@@ -15,11 +16,12 @@ interface Connection {
   db: Db
   close: () => Promise<void>
   collections: AdapterCollections
+  feed: MongoTransitionFeed
 }
 
-function collectionsOf(db: Db, sites: Sites): AdapterCollections {
+function collectionsOf(db: Db, sites: Sites, feed: MongoTransitionFeed): AdapterCollections {
   const tables = { events: new MongoEvents(db), traces: new MongoTraces(db, sites), datatrail: new MongoDatatrail(db), heartbeats: new MongoHeartbeats(db) }
-  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables) }
+  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables), transitions: feed }
 }
 
 /**
@@ -57,7 +59,8 @@ export class MongoStore implements StoreAdapter {
   /** Serves from `db`, whose indexes exist, from now on; `close` ends its connection. */
   serve(db: Db, close: () => Promise<void>): void {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
-    this.connection = { db, close, collections: collectionsOf(db, this.sites) }
+    const feed = new MongoTransitionFeed(db)
+    this.connection = { db, close, collections: collectionsOf(db, this.sites, feed), feed }
   }
 
   private serving(): Connection {
@@ -81,6 +84,9 @@ export class MongoStore implements StoreAdapter {
     const connection = this.connection
     this.connection = 'closed'
     this.stopConnecting()
-    if (typeof connection !== 'string') await connection.close()
+    if (typeof connection === 'string') return
+    // The change stream's server cursor goes first, while the connection can still end it.
+    await connection.feed.close().catch(() => {})
+    await connection.close()
   }
 }

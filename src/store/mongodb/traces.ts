@@ -1,19 +1,24 @@
 import type { Collection, Db } from 'mongodb'
-import type { TraceRecord } from '../../domain/records.js'
+import type { TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
-import { plainDocument, WITHOUT_ID } from './documents.js'
+import { plainDocument } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
+import { writeStatus } from './status-write.js'
+import { HISTORY_FIELD, historyIn } from './transitions.js'
+
+/** A trace as the port reads it: without `_id`, and without its history, which history() reads. */
+export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0 } } as const
 
 /**
  * Traces: one document per event with the flat slash keys the pipeline writes
  * (`stages/tsar_classification`, `stages/{stage}/sites/{site}`), plus event_no, create_timestamp
- * and update_timestamp in seconds. Every write is one single-document operation, atomic on the
- * server, so writes of different keys by any number of instances or pipeline processes never lose
- * one another.
+ * and update_timestamp in seconds, and the history of the changes update-trace made (see
+ * status-write.ts). Every write is one single-document operation, atomic on the server, so writes of
+ * different keys by any number of instances or pipeline processes never lose one another.
  */
 export class MongoTraces implements Adapter<TraceCollection> {
   private readonly traces: Collection
@@ -34,27 +39,26 @@ export class MongoTraces implements Adapter<TraceCollection> {
     })
   }
 
-  /**
-   * Sets one key and update_timestamp; when the document is new, $setOnInsert adds the rest of
-   * the new document. A path may not appear in both operators, so `key` leaves the insert part.
-   */
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number): Promise<void> {
-    const { [key]: _set, ...otherKeys } = this.template
-    const update = {
-      $set: { [key]: status, update_timestamp: now },
-      $setOnInsert: { event_no: eventNo, ...otherKeys, create_timestamp: now }
-    }
-    return retryOnDuplicateKey(async () => {
-      await this.traces.updateOne({ event_no: eventNo }, update, { upsert: true })
-    })
+  /** The key, update_timestamp and, when the value changes, its transition: one conditional write. */
+  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
+    return writeStatus(this.traces, this.template, { eventNo, key, status, now, by })
   }
 
   async find(eventNo: number): Promise<TraceRecord | null> {
-    const document = await this.traces.findOne({ event_no: eventNo }, WITHOUT_ID)
+    const document = await this.traces.findOne({ event_no: eventNo }, TRACE_ONLY)
     return document === null ? null : plainDocument(document)
   }
 
-  /** Whole-document replacements in one unordered bulk write; an `_id` in the input is not kept. */
+  async history(eventNo: number): Promise<TransitionRecord[]> {
+    const document = await this.traces.findOne({ event_no: eventNo }, { projection: { _id: 0, [HISTORY_FIELD]: 1 } })
+    return historyIn(document?.[HISTORY_FIELD])
+  }
+
+  /**
+   * Whole-document replacements in one unordered bulk write; an `_id` in the input is not kept. The
+   * history goes with the document it replaces: a record that carries `transitions` (a copy of this
+   * collection) brings its own.
+   */
   async upsert(traces: readonly TraceRecord[]): Promise<number> {
     if (traces.length === 0) return 0
     const operations = traces.map(({ _id, ...trace }) => ({

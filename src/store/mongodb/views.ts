@@ -1,15 +1,16 @@
 import type { Collection, Db } from 'mongodb'
-import type { CallbackRow, EventParts, EventPosition, TraceRecord } from '../../domain/records.js'
+import type { CallbackRow, EventParts, EventPosition, TraceRecord, WindowEventParts } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
 import type { MongoDatatrail } from './datatrail.js'
-import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
+import { numberIn, plainDocument } from './documents.js'
 import { keysetFilter, pageOrder } from './event-pages.js'
 import { toEvent, type MongoEvents } from './events.js'
 import type { MongoHeartbeats } from './heartbeats.js'
 import { COLLECTIONS } from './indexes.js'
-import type { MongoTraces } from './traces.js'
+import { TRACE_ONLY, type MongoTraces } from './traces.js'
+import { WindowPages } from './window-page.js'
 
 interface Tables {
   events: MongoEvents
@@ -18,10 +19,11 @@ interface Tables {
   heartbeats: MongoHeartbeats
 }
 
-/** Reads across the collections: one event's parts, and the baseband-callback scan. */
+/** Reads across the collections: one event's parts, the baseband-callback scan, and a window's parts. */
 export class MongoViews implements Adapter<StoreViews> {
   private readonly events: Collection
   private readonly traces: Collection
+  private readonly windowPages: WindowPages
 
   constructor(
     db: Db,
@@ -29,6 +31,7 @@ export class MongoViews implements Adapter<StoreViews> {
   ) {
     this.events = db.collection(COLLECTIONS.events)
     this.traces = db.collection(COLLECTIONS.trace)
+    this.windowPages = new WindowPages(db)
   }
 
   /** Four indexed lookups at once; not one snapshot as on SQLite: the parts are independent documents. */
@@ -49,9 +52,13 @@ export class MongoViews implements Adapter<StoreViews> {
     const projection = { _id: 0, event_no: 1, timestamp: 1, snr: 1, known_source_name: 1 }
     const events = (await this.events.find(filter, { sort: pageOrder(true), limit, projection }).toArray()).map(toEvent)
     if (events.length === 0) return []
-    const traces = await this.traces.find({ event_no: { $in: events.map((event) => event.event_no) } }, WITHOUT_ID).toArray()
+    const traces = await this.traces.find({ event_no: { $in: events.map((event) => event.event_no) } }, TRACE_ONLY).toArray()
     const traceOf = new Map<number, TraceRecord>()
     for (const trace of traces.map(plainDocument)) traceOf.set(numberIn(trace.event_no, -1), trace)
     return events.map((event) => ({ event, trace: traceOf.get(event.event_no) ?? null }))
+  }
+
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]> {
+    return this.windowPages.page(window, after, limit)
   }
 }

@@ -1,5 +1,6 @@
 import { ObjectId, type AnyBulkWriteOperation, type Document, type Filter, type IndexDescription } from 'mongodb'
 import { Query } from 'mingo'
+import { ChangeLog, describeUpdate, type MingoChangeStream } from './change-streams.js'
 import { Indexes } from './indexes.js'
 import { applyUpdate, checkReplacement, checkUpdate, upsertSeed } from './updates.js'
 import { copyOf, serverError } from './values.js'
@@ -36,12 +37,16 @@ const rejectOptions = (given: object | undefined, known: string[]) => {
 export class MingoCollection {
   private documents: Document[] = []
   private readonly indexes: Indexes
+  /** Every write's change event, for change streams. */
+  readonly changes: ChangeLog
 
   constructor(
     namespace: string,
     private readonly gate: Gate
   ) {
     this.indexes = new Indexes(namespace)
+    const [db = '', coll = ''] = namespace.split(/\.(.*)/)
+    this.changes = new ChangeLog({ db, coll })
   }
 
   /** Lazy like the driver's cursor: nothing runs, and nothing fails, before toArray. */
@@ -70,7 +75,7 @@ export class MingoCollection {
   async insertOne(document: Document) {
     this.gate('insertOne')
     document._id ??= new ObjectId()
-    this.store(copyOf(document), this.documents.length)
+    this.insertNew(copyOf(document))
     return { acknowledged: true, insertedId: document._id }
   }
 
@@ -83,7 +88,10 @@ export class MingoCollection {
   async deleteOne(filter: Filter<Document>) {
     this.gate('deleteOne')
     const [target] = this.matching(filter)
-    if (target !== undefined) this.documents = this.documents.filter((document) => document !== target)
+    if (target !== undefined) {
+      this.documents = this.documents.filter((document) => document !== target)
+      this.changes.record({ operationType: 'delete', documentKey: { _id: target._id } })
+    }
     return { acknowledged: true, deletedCount: target === undefined ? 0 : 1 }
   }
 
@@ -114,6 +122,11 @@ export class MingoCollection {
     return { ok: 1, insertedCount: 0, deletedCount: 0, insertedIds: {}, ...totals }
   }
 
+  /** Like the driver's, contacts no server: the stream opens on its first read. */
+  watch(pipeline: Document[] = [], options: Document = {}): MingoChangeStream {
+    return this.changes.watch(pipeline, options, this.gate)
+  }
+
   async createIndexes(descriptions: IndexDescription[]): Promise<string[]> {
     this.gate('createIndexes')
     return this.indexes.create(descriptions, this.documents)
@@ -137,7 +150,10 @@ export class MingoCollection {
     if (target !== undefined) {
       const updated = applyUpdate(target, update, false)
       this.store(updated, this.documents.indexOf(target))
-      return { matchedCount: 1, modifiedCount: changed(target, updated) ? 1 : 0, upsertedCount: 0, upsertedId: null }
+      // As on a server, a write that changes nothing leaves no trace in the oplog, so no event.
+      if (!changed(target, updated)) return { matchedCount: 1, modifiedCount: 0, upsertedCount: 0, upsertedId: null }
+      this.changes.record({ operationType: 'update', documentKey: { _id: target._id }, updateDescription: describeUpdate(target, updated) })
+      return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0, upsertedId: null }
     }
     if (!upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null }
     return this.insertNew(applyUpdate(upsertSeed(filter), update, true))
@@ -152,7 +168,9 @@ export class MingoCollection {
       }
       const replaced = { ...copyOf(replacement), _id: target._id }
       this.store(replaced, this.documents.indexOf(target))
-      return { matchedCount: 1, modifiedCount: changed(target, replaced) ? 1 : 0, upsertedCount: 0, upsertedId: null }
+      if (!changed(target, replaced)) return { matchedCount: 1, modifiedCount: 0, upsertedCount: 0, upsertedId: null }
+      this.changes.record({ operationType: 'replace', documentKey: { _id: target._id }, fullDocument: replaced })
+      return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0, upsertedId: null }
     }
     if (!upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0, upsertedId: null }
     return this.insertNew(copyOf(replacement))
@@ -161,6 +179,7 @@ export class MingoCollection {
   private insertNew(document: Document): WriteResult {
     document._id ??= new ObjectId()
     this.store(document, this.documents.length)
+    this.changes.record({ operationType: 'insert', documentKey: { _id: document._id }, fullDocument: document })
     return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1, upsertedId: document._id }
   }
 

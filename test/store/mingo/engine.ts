@@ -12,15 +12,21 @@ export interface Call {
  * An in-process stand-in for one MongoDB database, evaluating the adapter's query, update, sort and
  * projection documents with mingo, behind exactly the subset of the driver's Db and Collection the
  * adapter calls. It checks the adapter's query semantics; it is neither the driver nor a server
- * (no wire protocol, no concurrency, no write concern, no server-side type brackets).
+ * (no wire protocol, no concurrency, no write concern, no server-side type brackets). Change streams
+ * are emulated (see change-streams.ts): each collection logs its writes' change events, which a
+ * stream reads on demand.
  */
 export class MingoEngine {
   /** While true every call rejects with a real MongoNetworkError, as when the database is down. */
   away = false
+  /** False: a standalone server, on which a change stream cannot be opened (code 40573). */
+  replicaSet = true
   readonly calls: Call[] = []
   private closed = false
   private readonly collections = new Map<string, MingoCollection>()
   private readonly injected = new Map<string, Error[]>()
+  private readonly before = new Map<string, (() => void)[]>()
+  private actionRunning = false
 
   constructor(readonly databaseName = 'frb_master') {}
 
@@ -51,6 +57,14 @@ export class MingoEngine {
     this.injected.set(method, [...(this.injected.get(method) ?? []), error])
   }
 
+  /**
+   * `action` runs just before the next call of `method` does its work, as another writer's write
+   * landing between two of the adapter's calls would.
+   */
+  beforeNext(method: string, action: () => void): void {
+    this.before.set(method, [...(this.before.get(method) ?? []), action])
+  }
+
   /** What the driver does after MongoClient.close(): every later call is refused. */
   async close(): Promise<void> {
     this.closed = true
@@ -60,8 +74,20 @@ export class MingoEngine {
     this.calls.push({ collection, method })
     if (this.closed) throw new MongoNotConnectedError('Client must be connected before running operations')
     if (this.away) throw new MongoNetworkError('connect ECONNREFUSED 127.0.0.1:27017 (the mingo engine is away)')
+    if (method === 'watch' && !this.replicaSet) {
+      throw serverError(40573, 'Location40573', 'The $changeStream stage is only supported on replica sets')
+    }
     const error = this.injected.get(method)?.shift()
     if (error !== undefined) throw error
+    // An action's own calls run no other action: each lands between two of the adapter's calls.
+    const action = this.actionRunning ? undefined : this.before.get(method)?.shift()
+    if (action === undefined) return
+    this.actionRunning = true
+    try {
+      action()
+    } finally {
+      this.actionRunning = false
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import type { Document, Filter } from 'mongodb'
 import { update as applyModifier } from 'mingo'
 import { copyOf, isOperatorDocument, serverError } from './values.js'
 
-const SUPPORTED = new Set(['$set', '$setOnInsert'])
+const SUPPORTED = new Set(['$set', '$setOnInsert', '$push'])
 
 const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`)
 
@@ -28,10 +28,28 @@ export function checkUpdate(update: Document): void {
   }
 }
 
+/**
+ * `$push` of one value onto a top-level field, creating the array when missing: the form the adapter
+ * uses. Modifiers (`$each`, `$slice` ...) and nested paths are refused; a field that is not an array
+ * is refused as the server refuses it (code 2).
+ */
+function push(document: Document, fields: Document): void {
+  for (const [path, value] of Object.entries(fields)) {
+    if (path.includes('.')) throw new Error('The mingo engine supports $push onto top-level fields only')
+    if (isOperatorDocument(value)) throw new Error('The mingo engine does not support $push modifiers')
+    const current: unknown = document[path]
+    if (current !== undefined && !Array.isArray(current)) {
+      throw serverError(2, 'BadValue', `The field '${path}' must be an array but is of type ${typeof current} in document {_id: ${String(document._id)}}`)
+    }
+    applyModifier(document, { $push: { [path]: copyOf({ value }).value } })
+  }
+}
+
 /** The updated copy of `document`; $setOnInsert applies only when the upsert inserts. */
 export function applyUpdate(document: Document, update: Document, inserting: boolean): Document {
   const updated = copyOf(document)
   if (update.$set !== undefined) applyModifier(updated, { $set: copyOf(update.$set) })
+  if (update.$push !== undefined) push(updated, update.$push as Document)
   if (inserting && update.$setOnInsert !== undefined) applyModifier(updated, { $set: copyOf(update.$setOnInsert) })
   return updated
 }
