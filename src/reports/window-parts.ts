@@ -1,0 +1,14 @@
+import type { WindowEventParts } from '../domain/records.js'
+import type { TimeWindow } from '../domain/time-window.js'
+import { keysetPages } from '../store/pages.js'
+import type { Store } from '../store/port.js'
+
+/**
+ * Events read from the store at a time: bounds the memory of one report. Each page is a few range
+ * scans (the events, then the datatrail, heartbeats and transitions of all of them).
+ */
+const PAGE_SIZE = 200
+
+/** The baseband events of a window with everything the audit and stage latency read, page by page. */
+export const windowParts = (store: Store, window: TimeWindow): AsyncGenerator<WindowEventParts[]> =>
+  keysetPages((after, limit) => store.views.windowPage(window, after, limit), (item) => item.event, PAGE_SIZE)
