@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditedEventSchema, auditQuerySchema, auditReportSchema, type AuditedEvent } from '../schemas/audit.js'
-import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
+import { ErrorEnvelopeSchema, errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { notFound } from '../src/app-error.js'
 import { auditEvent } from '../src/domain/audit/audit-event.js'
 import { auditedEventRecord } from '../src/domain/audit/audited-event.js'
@@ -62,7 +62,8 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
         params: EventNoParamsSchema,
         response: {
           200: ref(auditedEventSchema(sites), { description: 'The audited event.' }),
-          ...errorResponses(400, 401, 404, 503)
+          ...errorResponses(400, 401, 404, 503),
+          404: ref(ErrorEnvelopeSchema, { description: 'NotFound: no such event, or it asked for no baseband data.' })
         }
       }
     },

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
+import { ErrorEnvelopeSchema, errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { TraceHistorySchema } from '../schemas/history.js'
 import { notFound } from '../src/app-error.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
@@ -23,7 +23,8 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
         params: EventNoParamsSchema,
         response: {
           200: ref(TraceHistorySchema, { description: 'The recorded transitions.' }),
-          ...errorResponses(400, 401, 404, 503)
+          ...errorResponses(400, 401, 404, 503),
+          404: ref(ErrorEnvelopeSchema, { description: 'NotFound: the event has neither a trace nor a recorded transition.' })
         }
       }
     },
