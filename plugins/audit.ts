@@ -4,6 +4,7 @@ import { ErrorEnvelopeSchema, errorResponses, EventNoParamsSchema, ref, tokenRou
 import { notFound } from '../src/app-error.js'
 import { auditEvent } from '../src/domain/audit/audit-event.js'
 import { auditedEventRecord } from '../src/domain/audit/audited-event.js'
+import { WindowAudit } from '../src/domain/audit/window-audit.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
 import { requiredWindow } from '../src/domain/time-window.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
@@ -45,7 +46,8 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
       const serialize = reply.compileSerializationSchema(eventSchema) as (event: AuditedEvent) => string
       // The 200 schema documents the report; its events are serialised by their schema one by one.
       reply.type('application/json; charset=utf-8')
-      return streamedResponses.send(reply, auditReportJson(store, window, settingsNow(), { verdict, site }, serialize))
+      const audit = new WindowAudit(settingsNow(), { verdict, site })
+      return streamedResponses.send(reply, auditReportJson(store, window, audit, serialize))
     }
   )
 

@@ -1,6 +1,5 @@
 import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
-import type { AuditSettings } from '../domain/audit/audit-event.js'
-import { WindowAudit, type AuditFilters } from '../domain/audit/window-audit.js'
+import type { WindowAudit } from '../domain/audit/window-audit.js'
 import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
 import type { Store } from '../store/port.js'
@@ -13,20 +12,19 @@ export const reportWindow = (window: TimeWindow): ReportWindow => ({
 
 /**
  * The audit report of a window as JSON text, made as it is read (see json-fragments.ts): `window`,
- * `generated_at`, the `events` that pass the filters, then the `summary` of the whole window, which
- * is complete only once every event has streamed past. One page of the window is held at a time.
+ * `generated_at` (the audit's clock), the `events` that pass the audit's filters, then the
+ * `summary` of the whole window, which is complete only once every event has streamed past (the
+ * caller may read it from `audit` then). One page of the window is held at a time.
  */
 export function auditReportJson(
   store: Store,
   window: TimeWindow,
-  settings: AuditSettings,
-  filters: AuditFilters,
+  audit: WindowAudit,
   eventJson: (event: AuditedEvent) => string
 ): AsyncGenerator<string> {
-  const audit = new WindowAudit(settings, filters)
   return jsonObject([
     ['window', JSON.stringify(reportWindow(window))],
-    ['generated_at', JSON.stringify(toIsoUtc(settings.now))],
+    ['generated_at', JSON.stringify(toIsoUtc(audit.settings.now))],
     ['events', jsonArray(audit.pages(windowParts(store, window)), eventJson)],
     ['summary', () => JSON.stringify(audit.summary)]
   ])

@@ -20,7 +20,7 @@ export class WindowAudit {
   readonly summary: AuditSummary = emptySummary()
 
   constructor(
-    private readonly settings: AuditSettings,
+    readonly settings: AuditSettings,
     private readonly filters: AuditFilters = {}
   ) {}
 
