@@ -17,6 +17,7 @@ import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
 import metrics from './infrastructure/metrics.js'
+import auditMetrics from './infrastructure/audit-metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
 
@@ -92,6 +93,7 @@ async function app(fastify: FastifyInstance, { config, store, now = Date.now }: 
   fastify.decorate('clock', now)
   fastify.addHook('onClose', () => store.close())
   await fastify.register(metrics)
+  await fastify.register(auditMetrics)
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errorHandler)
