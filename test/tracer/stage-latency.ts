@@ -108,3 +108,28 @@ t.test('stage latency: the window rules and a token', async (t) => {
   }
   t.equal((await pipeline.app.inject({ url: `/v1/event-tracer/stage-latency?${WINDOW}` })).statusCode, 401)
 })
+
+t.test('a window of many pages gives the event loop a turn between its pages', async (t) => {
+  const pipeline = await pipelineApp(t)
+  const events = Array.from({ length: 1000 }, (_, i) => ({
+    event_no: i + 1,
+    timestamp_utc: new Date(T0 + i * 1000).toISOString(),
+    snr: 10,
+    known_source_name: 'EXT',
+    actions: { want: { baseband: true }, got: {} }
+  }))
+  await pipeline.write('/v1/events', events)
+  // SQLite answers at once: without a turn between pages, the whole window would be read while
+  // every other connection (and this counter) waited.
+  let turns = 0
+  let answered = false
+  const count = () => {
+    turns++
+    if (!answered) setImmediate(count)
+  }
+  setImmediate(count)
+  const response = await pipeline.read(`/v1/event-tracer/stage-latency?${WINDOW}`)
+  answered = true
+  t.equal(response.json().stages[1].incomplete, 1000)
+  t.ok(turns >= 5, `the event loop turned ${turns} times while 5 pages were read`)
+})
