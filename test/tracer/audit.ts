@@ -332,3 +332,28 @@ t.test('the audit needs a token', async (t) => {
     t.equal(response.json().exception, 'Unauthorized')
   }
 })
+
+t.test('the report counts against MAX_STREAMED_RESPONSES, as baseband callbacks do', async (t) => {
+  const pipeline = await pipelineApp(t, { MAX_STREAMED_RESPONSES: '1' })
+  const events = Array.from({ length: 600 }, (_, i) => ({
+    event_no: i + 1,
+    timestamp_utc: iso(NOW - DAY + i * MINUTE),
+    snr: 10,
+    known_source_name: 'EXT',
+    actions: { want: { baseband: true }, got: {} }
+  }))
+  await pipeline.write('/v1/events', events)
+  // A client that has its headers but reads nothing yet keeps the only slot.
+  const holder = await pipeline.app.inject({ url: `/v1/event-tracer/audit?${LAST_WEEK}`, headers: { authorization: pipeline.reader }, payloadAsStream: true })
+  t.equal(holder.statusCode, 200)
+  for (const url of [`/v1/event-tracer/audit?${LAST_WEEK}`, `/v1/event-tracer/baseband-callbacks?${LAST_WEEK}`]) {
+    const refused = await pipeline.read(url)
+    t.equal(refused.statusCode, 503, url)
+    t.equal(refused.headers['retry-after'], '2')
+    t.equal(refused.json().exception, 'ServiceUnavailable')
+  }
+  let body = ''
+  for await (const chunk of holder.stream()) body += String(chunk)
+  t.equal(JSON.parse(body).summary.events, 600, 'the held report is whole')
+  t.equal((await pipeline.read(`/v1/event-tracer/audit?${LAST_WEEK}`)).statusCode, 200, 'its slot was given back')
+})
