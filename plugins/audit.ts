@@ -64,7 +64,7 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
         params: EventNoParamsSchema,
         response: {
           200: ref(auditedEventSchema(sites), { description: 'The audited event.' }),
-          ...errorResponses(400, 401, 404, 503),
+          ...errorResponses(400, 401, 503),
           404: ref(ErrorEnvelopeSchema, { description: 'NotFound: no such event, or it asked for no baseband data.' })
         }
       }

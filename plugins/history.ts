@@ -23,7 +23,7 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
         params: EventNoParamsSchema,
         response: {
           200: ref(TraceHistorySchema, { description: 'The recorded transitions.' }),
-          ...errorResponses(400, 401, 404, 503),
+          ...errorResponses(400, 401, 503),
           404: ref(ErrorEnvelopeSchema, { description: 'NotFound: the event has neither a trace nor a recorded transition.' })
         }
       }
