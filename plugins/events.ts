@@ -50,7 +50,7 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
       const pageQuery: EventPageQuery =
         query.cursor === undefined
           ? {
-              window: fromRequest(['query'], () => optionalWindow(query, config.MAX_WINDOW_DAYS)),
+              window: fromRequest(['query'], () => optionalWindow(query, config.MAX_WINDOW_DAYS, fastify.clock())),
               order: query.order ?? 'desc',
               limit,
               minSnr: query.min_snr,
@@ -111,7 +111,7 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async ({ body }) => {
-      const now = Date.now() / 1000
+      const now = fastify.clock() / 1000
       const records = body.map((input, index) => fromRequest(['body', index], () => toEventRecord(input, sites, now)))
       return { upserted: await store.events.upsert(records) }
     }

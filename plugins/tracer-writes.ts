@@ -8,8 +8,6 @@ import { updatedKey } from '../src/domain/trace.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { CLASSIFICATION_STAGE } from '../src/vocabulary.js'
 
-const nowSeconds = () => Date.now() / 1000
-
 /** What the Python trace updater expects of every write. */
 const STORED = { status: true } as const
 
@@ -18,8 +16,10 @@ const STORED = { status: true } as const
  * checked before the body is read, so a reader gets 403 whatever it sends.
  */
 const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, config } = fastify
+  const { store, config, clock } = fastify
   const sites = config.TRACER_SITES
+  /** Write times as the pipeline stores them: seconds since the epoch, a float. */
+  const nowSeconds = () => clock() / 1000
   fastify.addHook('onRequest', fastify.requireRole('writer'))
 
   const ok = ref(StatusTrueSchema, { description: 'Stored; it survives a crash of the server.' })

@@ -12,12 +12,15 @@ import type { CallbackRow } from '../src/domain/records.js'
 import { jsonArray } from '../src/infrastructure/json-fragments.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { keysetPages } from '../src/store/pages.js'
+import audit from './audit.js'
+import history from './history.js'
+import stageLatency from './stage-latency.js'
 import tracerWrites from './tracer-writes.js'
 
 /** Rows read from the store at a time while streaming a window: bounds the memory of one response. */
 const PAGE_SIZE = 200
 
-/** The event tracer: baseband callbacks of a window, one event's status, and the trace writes. */
+/** The event tracer: baseband callbacks of a window, one event's status, the audit and the trace writes. */
 const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config, streamedResponses } = fastify
   const sites = config.TRACER_SITES
@@ -82,6 +85,10 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   )
 
+  // Under this prefix and its authentication: the reads about the audit, then the writes.
+  await fastify.register(audit)
+  await fastify.register(history)
+  await fastify.register(stageLatency)
   await fastify.register(tracerWrites)
 }
 

@@ -39,3 +39,4 @@ export const stageLatencyReportSchema = (sites: Sites) =>
     },
     { $id: 'StageLatencyReport', additionalProperties: false, description: 'How long each stage takes, over a window.' }
   )
+export type StageLatencyReport = Static<ReturnType<typeof stageLatencyReportSchema>>

@@ -17,6 +17,7 @@ import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
 import metrics from './infrastructure/metrics.js'
+import auditMetrics from './infrastructure/audit-metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
 
@@ -24,6 +25,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     store: Store
+    /**
+     * The time now, ms since the epoch: every "now" a route or a gauge reads (write times, the
+     * audit's deadlines). Tests inject one to place events relative to it without sleeping.
+     * Tokens keep the real clock: their `exp` is checked against it.
+     */
+    clock: () => number
   }
 }
 
@@ -37,6 +44,8 @@ export interface AppOptions {
   store: Store
   /** Where log lines go: standard output unless a test captures them. */
   logStream?: LogStream
+  /** The clock of the routes (ms since the epoch); Date.now unless a test sets the time. */
+  now?: () => number
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
@@ -78,11 +87,13 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 }
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
-async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
+async function app(fastify: FastifyInstance, { config, store, now = Date.now }: AppOptions) {
   fastify.decorate('config', config)
   fastify.decorate('store', store)
+  fastify.decorate('clock', now)
   fastify.addHook('onClose', () => store.close())
   await fastify.register(metrics)
+  await fastify.register(auditMetrics)
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errorHandler)

@@ -74,7 +74,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 10_000,
     default: 32,
-    description: 'Streamed responses (baseband callbacks) in flight at once per process; 503 beyond.'
+    description: 'Streamed responses (baseband callbacks, audit reports) in flight at once per process; 503 beyond.'
   }),
   STREAM_STALL_TIMEOUT_S: Type.Integer({
     minimum: 1,

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import type { Role, TokenPair } from '../schemas/auth.js'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { appPlugin, buildApp, serverOptions } from '../src/app.js'
+import { appPlugin, buildApp, serverOptions, type AppOptions } from '../src/app.js'
 import { hashPassword } from '../src/auth/passwords.js'
 import { loadConfig, type Config, type ConfigInput } from '../src/config.js'
 import { openStore } from '../src/store/open.js'
@@ -23,10 +23,13 @@ export function testConfig(t: Test, env: ConfigInput = {}): Config {
   })
 }
 
+/** What a test may set beyond the configuration: the app's clock. */
+export type BuildOptions = Pick<AppOptions, 'now'>
+
 /** The production app on a fresh temporary store, closed when the test ends. */
-export async function build(t: Test, env: ConfigInput = {}): Promise<App> {
+export async function build(t: Test, env: ConfigInput = {}, options: BuildOptions = {}): Promise<App> {
   const config = testConfig(t, env)
-  const app = await buildApp({ config, store: await openStore(config) })
+  const app = await buildApp({ config, store: await openStore(config), ...options })
   t.teardown(() => app.close())
   return app
 }

@@ -3,16 +3,21 @@ import { writeFileSync } from 'node:fs'
 import { ConfigError, loadConfig } from '../config.js'
 import { packageVersion } from '../package-info.js'
 import { resolveJwtSecret } from '../secret.js'
+import { auditCommand } from './audit.js'
 import { CliError } from './cli-error.js'
+import { AUDIT_EXIT, usageErrorsExitWith, type CommandOutcome } from './exit-status.js'
 import { processIo, type CliIo } from './io.js'
 import { importCommand } from './import.js'
 import { seedCommand } from './seed.js'
 import { usersCommand } from './users.js'
 
-/** The `tracer` command and its subcommands, reading and writing only through `io`. */
-export function createProgram(io: CliIo = processIo()): Command {
+/**
+ * The `tracer` command and its subcommands, reading and writing only through `io`. A command that
+ * ends well with another exit status than 0 (the audit) sets it in `outcome`.
+ */
+export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome = { status: 0 }): Command {
   const program = new Command('tracer')
-    .description('frb-tracer: tokens, events and the baseband event tracer')
+    .description('frb-tracer: tokens, events, the baseband event tracer and its audit')
     .version(packageVersion)
 
   program
@@ -30,6 +35,8 @@ export function createProgram(io: CliIo = processIo()): Command {
   program.addCommand(usersCommand(io))
   program.addCommand(seedCommand(io))
   program.addCommand(importCommand(io))
+  const audit = auditCommand(io, outcome)
+  program.addCommand(audit)
 
   program
     .command('openapi')
@@ -45,7 +52,8 @@ export function createProgram(io: CliIo = processIo()): Command {
   for (const command of allCommands(program)) {
     command
       .showHelpAfterError()
-      .exitOverride()
+      // The audit's usage errors end with 2, apart from the 1 that means something is stuck.
+      .exitOverride(command === audit ? usageErrorsExitWith(AUDIT_EXIT.usage) : undefined)
       .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
   }
   return program
@@ -57,14 +65,15 @@ function allCommands(command: Command): Command[] {
 
 /** Runs the program on `argv` (user arguments only); resolves to the exit status. */
 export async function runProgram(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const outcome: CommandOutcome = { status: 0 }
   try {
-    await createProgram(io).parseAsync(argv, { from: 'user' })
-    return 0
+    await createProgram(io, outcome).parseAsync(argv, { from: 'user' })
+    return outcome.status
   } catch (error) {
     // Commander has printed its own message (usage errors) or the help (exit code 0) already.
     if (error instanceof CommanderError) return error.exitCode
     if (error instanceof ConfigError || error instanceof CliError) io.stderr.write(`tracer: ${error.message}\n`)
     else io.stderr.write(`tracer: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
-    return 1
+    return error instanceof CliError ? error.exitStatus : 1
   }
 }

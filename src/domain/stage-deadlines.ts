@@ -1,4 +1,5 @@
 import { PIPELINE_STAGES, type PipelineStage } from '../vocabulary.js'
+import { parseDuration } from './duration.js'
 
 /** How long after the event each stage may stay incomplete before the audit calls it stuck, in ms. */
 export type StageDeadlines = Readonly<Record<PipelineStage, number>>
@@ -12,8 +13,6 @@ const DEFAULTS: Readonly<Record<PipelineStage, string>> = {
 }
 
 export const DEFAULT_STAGE_DEADLINES = PIPELINE_STAGES.map((stage) => `${stage}=${DEFAULTS[stage]}`).join(',')
-
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 
 const isStage = (name: string): name is PipelineStage => (PIPELINE_STAGES as readonly string[]).includes(name)
 
@@ -42,16 +41,11 @@ export function parseStageDeadlines(text: string): StageDeadlines {
 }
 
 function durationMs(stage: PipelineStage, text: string): number {
-  const match = /^(-?\d+(?:\.\d+)?)([a-zA-Z]*)$/.exec(text)
-  if (match === null) throw new Error(`gives ${stage} ${JSON.stringify(text)}: not a number with a unit s, m, h or d`)
-  const [, amount = '', unit = ''] = match
-  if (!Object.hasOwn(UNIT_MS, unit)) {
-    throw new Error(`gives ${stage} ${JSON.stringify(text)}: the unit must be s, m, h or d`)
+  try {
+    return parseDuration(text)
+  } catch (error) {
+    throw new Error(`gives ${stage} ${JSON.stringify(text)}: ${(error as Error).message}`)
   }
-  const ms = Math.round(Number(amount) * UNIT_MS[unit as keyof typeof UNIT_MS])
-  if (!(ms > 0)) throw new Error(`gives ${stage} ${JSON.stringify(text)}: a deadline must be longer than zero`)
-  if (!Number.isSafeInteger(ms)) throw new Error(`gives ${stage} ${JSON.stringify(text)}: too long`)
-  return ms
 }
 
 /** The text form of decoded deadlines (in seconds), which parses back to the same values. */

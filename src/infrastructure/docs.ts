@@ -23,6 +23,7 @@ async function docs(fastify: FastifyInstance) {
       tags: [
         { name: 'auth', description: 'Access and refresh tokens' },
         { name: 'tracer', description: 'Baseband callbacks, event status, and the pipeline’s trace writes' },
+        { name: 'audit', description: 'Traces held against datatrail, heartbeats and the clock; trace history and stage latency' },
         { name: 'events', description: 'Detected events' },
         { name: 'service', description: 'Service routes without a token' }
       ],

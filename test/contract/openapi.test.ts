@@ -85,7 +85,12 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
     '/v1/event-tracer/event-status/2',
     `/v1/events?${window}&limit=1`,
     '/v1/events/1',
-    '/v1/events/2'
+    '/v1/events/2',
+    `/v1/event-tracer/audit?${window}`,
+    `/v1/event-tracer/audit?${window}&verdict=contradiction&site=kko`,
+    '/v1/event-tracer/audit/1',
+    '/v1/event-tracer/history/1',
+    `/v1/event-tracer/stage-latency?${window}`
   ]
   for (const url of reads) {
     const response = await call(t, app, { url, headers: reader })
@@ -98,6 +103,13 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   await call(t, app, { url: '/v1/events?limit=0', headers: reader })
   await call(t, app, { url: '/v1/events/404', headers: reader })
   await call(t, app, { url: '/v1/events/x', headers: reader })
+  await call(t, app, { url: `/v1/event-tracer/audit?${window}&verdict=late`, headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/audit/404', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/audit/2', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/audit/x', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/history/404', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/history/x', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/stage-latency?start_time_utc=2024-05-02', headers: reader })
 
   await app.store.close()
   for (const url of reads) await call(t, app, { url, headers: reader })

@@ -45,6 +45,7 @@ async function context(t: Test): Promise<Context> {
   const seed: [string, string, unknown][] = [
     ['POST', '/v1/events', events],
     ['POST', '/v1/event-tracer/create-trace', { event: 1, site: 'chime' }],
+    ['POST', '/v1/event-tracer/update-trace', { event: 2, site: 'kko', stage: 'baseband_conversion', status: 'complete' }],
     ['PUT', '/v1/event-tracer/datatrail/1/intensity', { registered: true, should_be_at_minoc: false, larger_dataset: {}, data_path: '/d', num_files: 1, missing_files: [] }],
     ['POST', '/v1/event-tracer/heartbeats', [{ event_no: 1, heartbeat_id: 1, site: 'kko', sent: { trigger_time: '2024-05-01T10:00:05Z', error: null }, received: { total_data_files: 1, dir_size_gb: 1, finished_time: null, heartbeat_sent_unix_s: 1714557605 } }]]
   ]

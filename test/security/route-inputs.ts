@@ -3,7 +3,7 @@
  * hostile-input.test.ts fails when the app has a route this table does not know: add it here.
  */
 import fc from 'fast-check'
-import { CLASSIFICATION_STAGE, STAGES, type Sites } from '../../src/vocabulary.js'
+import { CLASSIFICATION_STAGE, STAGES, VERDICTS, type Sites } from '../../src/vocabulary.js'
 import {
   authorizations,
   contentTypes,
@@ -50,6 +50,18 @@ export interface Context extends SecurityApp {
 const recentIso = fc
   .integer({ min: 0, max: 6 * 86_400_000 })
   .map((ago) => new Date(Date.now() - 3_600_000 - ago).toISOString())
+
+/** The window of the tracer's window routes: mostly valid bounds (recent, or a day of May 2024), some hostile. */
+const windowQuery = {
+  start_time_utc: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('2024-05-01', '2024-05-01T00:00:00Z', new Date(Date.now() - 7 * 86_400_000).toISOString()) },
+    { weight: 1, arbitrary: timeText }
+  ),
+  end_time_utc: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('2024-05-02', '2024-05-01T12:00+01:00', new Date().toISOString()) },
+    { weight: 1, arbitrary: timeText }
+  )
+}
 
 const numberText = fc.oneof(fc.double({ min: -1e3, max: 1e3, noNaN: true }).map(String), fc.integer().map(String), fc.constantFrom('1e400', '-1e400', 'NaN', 'Infinity', '-0', '0x10', '1e308', ''))
 
@@ -200,20 +212,22 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
       body: fc.oneof(arrayBodies(event, 1000), ndjsonBodies(event))
     },
     '/v1/events/:event_no': { path: eventNoText.map((no) => `/v1/events/${no}`) },
-    '/v1/event-tracer/baseband-callbacks': {
-      path: fc.constant('/v1/event-tracer/baseband-callbacks'),
+    '/v1/event-tracer/baseband-callbacks': { path: fc.constant('/v1/event-tracer/baseband-callbacks'), query: windowQuery },
+    '/v1/event-tracer/event-status/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/event-status/${no}`) },
+    '/v1/event-tracer/audit': {
+      path: fc.constant('/v1/event-tracer/audit'),
       query: {
-        start_time_utc: fc.oneof(
-          { weight: 3, arbitrary: fc.constantFrom('2024-05-01', '2024-05-01T00:00:00Z', new Date(Date.now() - 7 * 86_400_000).toISOString()) },
-          { weight: 1, arbitrary: timeText }
-        ),
-        end_time_utc: fc.oneof(
-          { weight: 3, arbitrary: fc.constantFrom('2024-05-02', '2024-05-01T12:00+01:00', new Date().toISOString()) },
-          { weight: 1, arbitrary: timeText }
-        )
+        ...windowQuery,
+        verdict: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...VERDICTS) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) }),
+        site: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...sites.names) }, { weight: 1, arbitrary: fc.string({ maxLength: 20 }) })
       }
     },
-    '/v1/event-tracer/event-status/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/event-status/${no}`) },
+    '/v1/event-tracer/audit/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/audit/${no}`) },
+    '/v1/event-tracer/history/:event_no': {
+      // Events 1 and 2 have traces (the second with a transition); most others have no history.
+      path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/history/${no}`)
+    },
+    '/v1/event-tracer/stage-latency': { path: fc.constant('/v1/event-tracer/stage-latency'), query: windowQuery },
     '/v1/event-tracer/create-trace': {
       path: fc.constant('/v1/event-tracer/create-trace'),
       body: objectBodies(fc.record({ event: fc.oneof(fc.integer({ min: 0, max: 20 }), eventNoValue), site: fc.constantFrom(...sites.names) }))
@@ -349,7 +363,7 @@ function poisoned(root: unknown): boolean {
 /**
  * Why `request` must be refused (never a 2xx), or undefined when it may be accepted. Only
  * necessary conditions of the contract: an invalid event_no in the path or the body, poisoned
- * or unparsable JSON, a limit outside 1..1000, an unknown order, site, stage, status or member.
+ * or unparsable JSON, a limit outside 1..1000, an unknown order, verdict, site, stage, status or member.
  */
 export function mustRefuse(route: Route, request: HostileRequest, sites: Sites): string | undefined {
   if (request.method !== route.method) return undefined
@@ -381,6 +395,16 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
     if (order !== null && order !== 'asc' && order !== 'desc') return `query.order ${JSON.stringify(order)}`
     const flag = params.get('baseband_requested')
     if (flag !== null && flag !== 'true' && flag !== 'false') return `query.baseband_requested ${JSON.stringify(flag)}`
+  }
+
+  if (route.url === '/v1/event-tracer/audit') {
+    const params = new URLSearchParams(query)
+    const allowed = { verdict: VERDICTS as readonly string[], site: sites.names }
+    for (const [name, values] of Object.entries(allowed)) {
+      const given = params.getAll(name)
+      if (given.length > 1) return `query.${name} given ${given.length} times`
+      if (given.length === 1 && !values.includes(given[0]!)) return `query.${name} ${JSON.stringify(given[0])}`
+    }
   }
 
   if (!['POST', 'PUT', 'PATCH'].includes(route.method)) return undefined

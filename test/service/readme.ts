@@ -3,6 +3,7 @@ import t from 'tap'
 import { serverOptions } from '../../src/app.js'
 import { ConfigSchema, loadConfig } from '../../src/config.js'
 import { serveNodeOptions } from '../../src/package-info.js'
+import { AUDIT_RULES } from '../../src/vocabulary.js'
 
 const readme = readFileSync('README.md', 'utf8')
 const scripts = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> }).scripts
@@ -31,4 +32,16 @@ t.test('the README says what the service decided in its own words', async (t) =>
   t.match(readme, /Give each pipeline worker a user of its own/, 'why workers should not share a user')
   t.match(readme, /The routes that need no token: `GET \/version`, `\/health`,\s+`\/ready`, `\/metrics`/, '/metrics among them')
   t.match(readme, /METRICS_REQUIRE_TOKEN=true/, 'and the option to require one')
+})
+
+t.test('the README’s Audit section: every rule, a curl example, the command, cron and the gauges', async (t) => {
+  const section = readme.slice(readme.indexOf('\n## Audit\n'), readme.indexOf('\n## ', readme.indexOf('\n## Audit\n') + 1))
+  t.ok(section.length > 100, 'there is one')
+  for (const rule of AUDIT_RULES) t.match(section, new RegExp('^- `' + rule + '`', 'm'), `${rule} in a line of its own`)
+  t.match(section, /curl -s "http:\/\/127\.0\.0\.1:8000\/v1\/event-tracer\/audit\?/)
+  for (const route of ['audit/{event_no}', 'history/{event_no}', 'stage-latency']) t.match(section, `GET /v1/event-tracer/${route}`)
+  t.match(section, /npm run tracer -- audit --since 30d/)
+  t.match(section, /cron/)
+  t.match(section, /Exit status: 0 when no event of the window is stuck or\s+contradictory, 1 when some are/)
+  for (const gauge of ['tracer_audit_events', 'tracer_audit_stuck_stages']) t.match(section, gauge)
 })

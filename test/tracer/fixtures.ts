@@ -2,11 +2,11 @@ import type { Test } from 'tap'
 import type { EventInput } from '../../schemas/events.js'
 import type { ConfigInput } from '../../src/config.js'
 import { toEventRecord } from '../../src/domain/events.js'
-import { build, userWithTokens, type App } from '../helper.js'
+import { build, userWithTokens, type App, type BuildOptions } from '../helper.js'
 
 /** An app with a writer and a reader logged in. */
-export async function tracerApp(t: Test, env: ConfigInput = {}) {
-  const app = await build(t, env)
+export async function tracerApp(t: Test, env: ConfigInput = {}, options: BuildOptions = {}) {
+  const app = await build(t, env, options)
   const writer = (await userWithTokens(app, 'pipeline', 'writer')).access_token
   const reader = (await userWithTokens(app, 'operator', 'reader')).access_token
   return { app, writer, reader }

@@ -161,3 +161,16 @@ t.test('heartbeats: a repeated heartbeat_id is an idempotent no-op', async (t) =
   t.match(bad.json().reasons, [/^body\[0\]\.site /])
   t.equal((await post(app, '/v1/event-tracer/heartbeats', writer, [])).statusCode, 400, 'an empty batch')
 })
+
+t.test('every write stores the time of the app’s clock, in seconds', async (t) => {
+  const now = Date.parse('2031-07-04T08:00:00.250Z')
+  const { app, writer } = await tracerApp(t, {}, { now: () => now })
+  for (const [method, url, body] of writes) t.equal((await post(app, url, writer, body, method)).statusCode, 200, url)
+  const seconds = now / 1000
+  t.match(await app.store.traces.find(1), { create_timestamp: seconds, update_timestamp: seconds })
+  t.match(await app.store.traces.history(1), [{ at: seconds }])
+  t.equal((await app.store.events.find(1))?.update_timestamp, seconds)
+  const parts = await app.store.views.eventParts(1)
+  t.strictSame(parts.datatrail.map((item) => item.update_timestamp), [seconds])
+  t.strictSame(parts.heartbeats.map((item) => item.update_timestamp), [seconds])
+})

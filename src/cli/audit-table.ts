@@ -1,0 +1,56 @@
+import type { AuditedEvent, AuditSummary, ReportWindow } from '../../schemas/audit.js'
+import { elapsed } from '../domain/audit/details.js'
+import { STAGES } from '../vocabulary.js'
+
+const SUMMARY_COLUMNS = ['events', 'complete', 'in_progress', 'stuck', 'contradiction'] as const
+const EVENT_COLUMNS = ['event_no', 'timestamp_utc', 'age', 'verdict', 'sites', 'findings']
+
+/** What the table lists of a window: the events that need someone to look at them. */
+export const isFlagged = (event: AuditedEvent) => event.verdict === 'stuck' || event.verdict === 'contradiction'
+
+/**
+ * One line of a flagged event: number, time, age, verdict, requested sites, then its findings: the
+ * stuck stages by site (their lateness is the event's age), then each contradiction's sentence.
+ */
+export function flaggedRow(event: AuditedEvent, generatedAt: number): string[] {
+  const stuckBySite = new Map<string | null, string[]>()
+  const contradictions: string[] = []
+  for (const found of event.findings) {
+    if (found.rule !== 'stuck') contradictions.push(`${found.rule}: ${found.detail}`)
+    else stuckBySite.set(found.site, [...(stuckBySite.get(found.site) ?? []), found.stage ?? ''])
+  }
+  const stuck = [...stuckBySite].map(([site, stages]) =>
+    site === null ? `stuck: ${stages.join(', ')}` : `stuck at ${site}: ${stages.length === STAGES.length ? 'every stage' : stages.join(', ')}`
+  )
+  const age = elapsed(generatedAt - Date.parse(event.timestamp_utc))
+  return [String(event.event_no), event.timestamp_utc, age, event.verdict, event.sites.join(','), [...stuck, ...contradictions].join(' | ')]
+}
+
+/**
+ * The audit for a person at a terminal: the window, the events by verdict, then one line per stuck
+ * or contradictory event with its findings (the JSON report has them all, with their fields).
+ */
+export function auditTable(window: ReportWindow, generatedAt: string, summary: AuditSummary, flagged: readonly string[][]): string {
+  const lines = [
+    `Audit of ${window.start_time_utc} to ${window.end_time_utc} (at ${generatedAt})`,
+    '',
+    ...aligned([[...SUMMARY_COLUMNS], SUMMARY_COLUMNS.map((column) => String(summary[column]))], () => true),
+    ''
+  ]
+  if (flagged.length === 0) lines.push('No event is stuck or contradictory.')
+  else lines.push(...aligned([EVENT_COLUMNS, ...flagged], (column) => column === 0 || column === 2))
+  return lines.join('\n') + '\n'
+}
+
+/** Rows as columns padded to their widest cell; the last column is left to run on. */
+function aligned(rows: readonly (readonly string[])[], rightAligned: (column: number) => boolean): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows.map((row) =>
+    row
+      .map((cell, column) => {
+        if (rightAligned(column)) return cell.padStart(widths[column]!)
+        return column === row.length - 1 ? cell : cell.padEnd(widths[column]!)
+      })
+      .join('  ')
+  )
+}

@@ -1,0 +1,117 @@
+import { Command, InvalidArgumentError, Option } from 'commander'
+import { once } from 'node:events'
+import { WindowAudit } from '../domain/audit/window-audit.js'
+import { parseDuration } from '../domain/duration.js'
+import { InputError } from '../domain/input-error.js'
+import { DAY_MS, parseUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '../domain/time-window.js'
+import { loadConfig, type Config } from '../config.js'
+import { auditReportJson, reportWindow } from '../reports/audit-report.js'
+import { windowParts } from '../reports/window-parts.js'
+import type { Store } from '../store/port.js'
+import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
+import { CliError } from './cli-error.js'
+import { AUDIT_EXIT, usageError, type CommandOutcome } from './exit-status.js'
+import type { CliIo } from './io.js'
+import { withStore } from './store.js'
+
+const DEFAULT_SINCE = '7d'
+
+interface AuditOptions {
+  since?: number
+  start?: string
+  end?: string
+  format?: 'table' | 'json'
+}
+
+function duration(text: string): number {
+  try {
+    return parseDuration(text)
+  } catch (error) {
+    throw new InvalidArgumentError(`Expected a duration such as 7d, 12h, 90m or 30s: ${(error as Error).message}.`)
+  }
+}
+
+function time(text: string): string {
+  if (parseUtcTime(text) === undefined) {
+    throw new InvalidArgumentError('Expected a date YYYY-MM-DD or an ISO 8601 date-time, such as 2026-03-01T12:00Z.')
+  }
+  return text
+}
+
+/**
+ * `tracer audit`: the audit of a window of the configured store, as the route reports it, without
+ * the HTTP service. A table on a terminal, the route's JSON otherwise; the exit status says whether
+ * some event is stuck or contradictory, for cron and monitoring jobs.
+ */
+export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
+  return new Command('audit')
+    .description(
+      'audit the baseband events of a window: their traces against their datatrail, heartbeats and stage deadlines. ' +
+        'Exit status 0 when no event is stuck or contradictory, 1 when some are (or the audit could not run), 2 on a usage error'
+    )
+    .addOption(
+      new Option('--since <duration>', `the window up to now: 7d, 12h, 90m, 30s (default ${DEFAULT_SINCE})`)
+        .argParser(duration)
+        .conflicts(['start', 'end'])
+    )
+    .addOption(new Option('--start <time>', 'start of the window (inclusive), with --end: YYYY-MM-DD or an ISO 8601 date-time').argParser(time))
+    .addOption(new Option('--end <time>', 'end of the window (exclusive), with --start').argParser(time))
+    .addOption(new Option('--format <format>', 'table (the default on a terminal) or json (the default otherwise)').choices(['table', 'json']))
+    .action(async (options: AuditOptions) => {
+      const config = loadConfig(io.env)
+      const now = Date.now()
+      const window = windowOf(options, config, now)
+      const format = options.format ?? ((io.stdout as { isTTY?: boolean }).isTTY === true ? 'table' : 'json')
+      const audit = new WindowAudit({ sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, now })
+      const print = format === 'json' ? printJson : printTable
+      await withStore(io, (store) => cutShortSaid(() => print(io, store, window, audit)))
+      outcome.status = audit.summary.stuck + audit.summary.contradiction > 0 ? AUDIT_EXIT.flagged : AUDIT_EXIT.clean
+    })
+}
+
+/** `--since` (7 days unless given) up to now, or `--start` and `--end`: at most MAX_WINDOW_DAYS, as on the route. */
+function windowOf(options: AuditOptions, config: Config, now: number): TimeWindow {
+  const maxDays = config.MAX_WINDOW_DAYS
+  if (options.start === undefined && options.end === undefined) {
+    const since = options.since ?? parseDuration(DEFAULT_SINCE)
+    if (since > maxDays * DAY_MS) throw usageError(`--since is longer than MAX_WINDOW_DAYS (${maxDays} days)`, AUDIT_EXIT.usage)
+    return { start: now - since, end: now }
+  }
+  if (options.start === undefined || options.end === undefined) {
+    throw usageError('--start and --end go together (or give --since)', AUDIT_EXIT.usage)
+  }
+  try {
+    return requiredWindow({ start_time_utc: options.start, end_time_utc: options.end }, maxDays)
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error
+    const option = error.field[0] === 'start_time_utc' ? '--start' : '--end'
+    throw usageError(`${option} ${error.reason.replaceAll('start_time_utc', '--start')}`, AUDIT_EXIT.usage)
+  }
+}
+
+/** The route's JSON report, written as it is made, at the pace standard output takes it. */
+async function printJson(io: CliIo, store: Store, window: TimeWindow, audit: WindowAudit) {
+  for await (const fragment of auditReportJson(store, window, audit, (event) => JSON.stringify(event))) {
+    if (!io.stdout.write(fragment)) await once(io.stdout, 'drain')
+  }
+  io.stdout.write('\n')
+}
+
+/** The counts come first, so the flagged events' lines wait until the whole window is audited. */
+async function printTable(io: CliIo, store: Store, window: TimeWindow, audit: WindowAudit) {
+  const flagged: string[][] = []
+  for await (const events of audit.pages(windowParts(store, window))) {
+    for (const event of events) if (isFlagged(event)) flagged.push(flaggedRow(event, audit.settings.now))
+  }
+  io.stdout.write(auditTable(reportWindow(window), toIsoUtc(audit.settings.now), audit.summary, flagged))
+}
+
+/** A reader that left early (`| head`) saw part of the report: one line says so, not a stack. */
+async function cutShortSaid(print: () => Promise<void>) {
+  try {
+    await print()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') throw new CliError('standard output was closed before the whole report was written')
+    throw error
+  }
+}

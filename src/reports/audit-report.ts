@@ -1,0 +1,31 @@
+import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
+import type { WindowAudit } from '../domain/audit/window-audit.js'
+import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
+import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
+import type { Store } from '../store/port.js'
+import { windowParts } from './window-parts.js'
+
+export const reportWindow = (window: TimeWindow): ReportWindow => ({
+  start_time_utc: toIsoUtc(window.start),
+  end_time_utc: toIsoUtc(window.end)
+})
+
+/**
+ * The audit report of a window as JSON text, made as it is read (see json-fragments.ts): `window`,
+ * `generated_at` (the audit's clock), the `events` that pass the audit's filters, then the
+ * `summary` of the whole window, which is complete only once every event has streamed past (the
+ * caller may read it from `audit` then). One page of the window is held at a time.
+ */
+export function auditReportJson(
+  store: Store,
+  window: TimeWindow,
+  audit: WindowAudit,
+  eventJson: (event: AuditedEvent) => string
+): AsyncGenerator<string> {
+  return jsonObject([
+    ['window', JSON.stringify(reportWindow(window))],
+    ['generated_at', JSON.stringify(toIsoUtc(audit.settings.now))],
+    ['events', jsonArray(audit.pages(windowParts(store, window)), eventJson)],
+    ['summary', () => JSON.stringify(audit.summary)]
+  ])
+}

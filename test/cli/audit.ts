@@ -1,0 +1,147 @@
+import { join } from 'node:path'
+import { PassThrough, Readable } from 'node:stream'
+import t, { type Test } from 'tap'
+import { runProgram } from '../../src/cli/program.js'
+import { toEventRecord } from '../../src/domain/events.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { wireErrors } from '../audit/wire.js'
+import { defaultSites } from '../sites.js'
+import { run } from './run.js'
+
+const MINUTE = 60_000
+const DAY = 24 * 60 * MINUTE
+const STAGES = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc']
+
+/** The `tracer audit` command with standard output a terminal (a table by default) or not. */
+async function audit(args: string[], env: Record<string, string>, { terminal = false } = {}) {
+  if (!terminal) return run(['audit', ...args], env)
+  const stdout = Object.assign(new PassThrough(), { isTTY: true })
+  const stderr = new PassThrough()
+  const chunks = { stdout: '', stderr: '' }
+  stdout.on('data', (chunk) => (chunks.stdout += chunk))
+  stderr.on('data', (chunk) => (chunks.stderr += chunk))
+  const status = await runProgram(['audit', ...args], { env, stdin: Readable.from(['']), stdout, stderr })
+  return { status, ...chunks }
+}
+
+/** A store with three baseband events of the last days, one of each flagged verdict, and one without baseband data. */
+async function smallStore(t: Test) {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  const store = openSqliteStore(env.TRACER_DB, defaultSites)
+  const now = Date.now()
+  const record = (event_no: number, ago: number, want: Record<string, boolean>) =>
+    toEventRecord({ event_no, timestamp_utc: new Date(now - ago).toISOString(), snr: 12.5, known_source_name: 'B0329+54', actions: { want, got: {} } }, defaultSites, 1)
+  await store.events.upsert([
+    record(1, 3 * DAY, { baseband: true }),
+    record(2, DAY, { baseband: true, kko_baseband: true }),
+    record(3, 10 * MINUTE, { gbo_baseband: true }),
+    record(4, DAY, { intensity: true })
+  ])
+  const complete = Object.fromEntries(STAGES.map((stage) => [`stages/${stage}/sites/chime`, 'complete']))
+  await store.traces.upsert([
+    { event_no: 1, 'stages/tsar_classification': 'complete', ...complete },
+    { event_no: 3, 'stages/baseband_conversion/sites/gbo': 'complete' }
+  ])
+  await store.datatrail.put([
+    { event_no: 1, member: 'baseband', value: { registered: true, should_be_at_minoc: true, larger_dataset: {}, data_path: '/d', num_files: 3, missing_files: [] }, update_timestamp: 1 }
+  ])
+  await store.close()
+  return env
+}
+
+t.test('a table on a terminal: the window, the counts by verdict, a line per stuck or contradictory event; exit 1', async (t) => {
+  const env = await smallStore(t)
+  const result = await audit(['--since', '7d'], env, { terminal: true })
+  t.equal(result.status, 1, result.stderr)
+  t.equal(result.stderr, '')
+  const lines = result.stdout.split('\n')
+  t.match(lines[0], /^Audit of \d{4}-\d\d-\d\dT[\d:.]+Z to \d{4}-\d\d-\d\dT[\d:.]+Z \(at \d{4}-\d\d-\d\dT[\d:.]+Z\)$/)
+  t.strictSame(lines.slice(1, 5), ['', 'events  complete  in_progress  stuck  contradiction', '     3         1            0      1              1', ''])
+  t.match(lines[5], /^event_no {2}timestamp_utc {18}age {2}verdict {8}sites {6}findings$/)
+  t.match(
+    lines[6],
+    /^ {7}2 {2}\S{24} {4}24\.0 h {2}stuck {10}chime,kko {2}stuck: tsar_classification \| stuck at chime: baseband_callback_request, baseband_conversion, data_registration \| stuck at kko: baseband_callback_request, baseband_conversion, data_registration$/
+  )
+  t.match(lines[7], /^ {7}3 {2}\S{24} {2}10\.0 min {2}contradiction {2}gbo {8}out-of-order: baseband_conversion at gbo complete while earlier stage baseband_callback_request is incomplete$/)
+  t.strictSame(lines.slice(8), [''], 'nothing more')
+})
+
+t.test('JSON when standard output is not a terminal: the route’s report', async (t) => {
+  const env = await smallStore(t)
+  const result = await audit([], env)
+  t.equal(result.status, 1, result.stderr)
+  t.ok(result.stdout.endsWith('}\n'), 'one JSON document and a newline')
+  const report = JSON.parse(result.stdout)
+  t.equal(wireErrors('AuditReport', report), '', 'an AuditReport')
+  t.strictSame(report.summary, { events: 3, complete: 1, in_progress: 0, stuck: 1, contradiction: 1 })
+  t.strictSame(
+    report.events.map((event: { event_no: number; verdict: string }) => [event.event_no, event.verdict]),
+    [[1, 'complete'], [2, 'stuck'], [3, 'contradiction']]
+  )
+  const days = (Date.parse(report.window.end_time_utc) - Date.parse(report.window.start_time_utc)) / DAY
+  t.equal(days, 7, 'the last 7 days by default')
+  t.equal(report.window.end_time_utc, report.generated_at, 'up to now')
+
+  const table = await audit(['--format', 'table'], env)
+  t.match(table.stdout, /^Audit of /, '--format table without a terminal')
+  const json = await audit(['--format', 'json'], env, { terminal: true })
+  t.doesNotThrow(() => JSON.parse(json.stdout), '--format json on a terminal')
+})
+
+t.test('exit 0 when nothing is stuck or contradictory: an empty window, a window of complete events', async (t) => {
+  const env = await smallStore(t)
+  const empty = await audit(['--start', '2020-01-01', '--end', '2020-01-02T00:00:00Z'], env)
+  t.equal(empty.status, 0, empty.stderr)
+  t.match(JSON.parse(empty.stdout), {
+    window: { start_time_utc: '2020-01-01T00:00:00.000Z', end_time_utc: '2020-01-02T00:00:00.000Z' },
+    summary: { events: 0, complete: 0, in_progress: 0, stuck: 0, contradiction: 0 },
+    events: []
+  })
+  // Only the event of a day ago, within every deadline but the last: in progress is not flagged.
+  const window = ['--start', new Date(Date.now() - 2 * DAY).toISOString(), '--end', new Date(Date.now() - 60 * MINUTE).toISOString()]
+  const deadlines = { STAGE_DEADLINES: STAGES.slice(0, 3).map((stage) => `${stage}=2d`).join(',') + ',tsar_classification=2d' }
+  const inProgress = await audit([...window, '--format', 'table'], { ...env, ...deadlines })
+  t.equal(inProgress.status, 0, inProgress.stderr)
+  t.match(inProgress.stdout, /\n {5}1 {9}0 {12}1 {6}0 {14}0\n\nNo event is stuck or contradictory\.\n$/)
+})
+
+t.test('the demo store has stuck and contradictory events: exit 1', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  t.equal((await run(['seed', '--demo'], env)).status, 0)
+  const result = await audit(['--since', '30d'], env, { terminal: true })
+  t.equal(result.status, 1, result.stderr)
+  const [, counts = ''] = /contradiction\n(.*)\n/.exec(result.stdout) ?? []
+  const [events = 0, complete = 0, inProgress = 0, stuck = 0, contradiction = 0] = counts.trim().split(/\s+/).map(Number)
+  t.ok(stuck > 0 && contradiction > 0, counts)
+  t.equal(events, complete + inProgress + stuck + contradiction)
+  const flagged = result.stdout.split('\n').filter((line) => /^\s*\d+\s+\d{4}-/.test(line))
+  t.equal(flagged.length, stuck + contradiction, 'a line per stuck or contradictory event')
+})
+
+t.test('usage errors end with exit status 2 and one line on stderr', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  const cases: [string[], RegExp][] = [
+    [['--since', '7d', '--start', '2026-01-01', '--end', '2026-01-02'], /option '--since <duration>' cannot be used with option '--start <time>'/],
+    [['--end', '2026-01-02', '--since', '1d'], /cannot be used with/],
+    [['--since', '7w'], /Expected a duration such as 7d, 12h, 90m or 30s: the unit must be s, m, h or d/],
+    [['--since', '0d'], /longer than zero/],
+    [['--since', '400d'], /^tracer: --since is longer than MAX_WINDOW_DAYS \(366 days\)\n$/],
+    [['--start', '2026-01-01'], /^tracer: --start and --end go together/],
+    [['--end', '2026-01-01'], /^tracer: --start and --end go together/],
+    [['--start', '2026-02-30', '--end', '2026-03-02'], /option '--start <time>' argument '2026-02-30' is invalid/],
+    [['--start', '2026-01-02', '--end', '2026-01-01'], /^tracer: --end must be later than --start\n$/],
+    [['--start', '2020-01-01', '--end', '2026-01-01'], /^tracer: --end is more than 366 days after --start\n$/],
+    [['--format', 'xml'], /Allowed choices are table, json/],
+    [['--verbose'], /unknown option '--verbose'/],
+    [['7d'], /too many arguments/]
+  ]
+  for (const [args, message] of cases) {
+    const result = await audit(args, env)
+    t.equal(result.status, 2, args.join(' '))
+    t.match(result.stderr, message, args.join(' '))
+    t.equal(result.stdout, '', 'no report')
+  }
+  const help = await audit(['--help'], env)
+  t.equal(help.status, 0)
+  for (const option of ['--since <duration>', '--start <time>', '--end <time>', '--format <format>']) t.match(help.stdout, option)
+})
