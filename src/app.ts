@@ -16,6 +16,7 @@ import errorHandler from './infrastructure/error-handler.js'
 import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
+import transitionHub from './infrastructure/transition-hub.js'
 import metrics from './infrastructure/metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
 import type { Store } from './store/port.js'
@@ -92,6 +93,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
   await fastify.register(docs)
   await fastify.register(authentication)
   await fastify.register(streamedResponses)
+  await fastify.register(transitionHub)
 
   await fastify.register(serviceRoutes)
   await fastify.register(authRoutes, { prefix: '/auth' })
