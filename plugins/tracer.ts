@@ -12,6 +12,7 @@ import type { CallbackRow } from '../src/domain/records.js'
 import { jsonArray } from '../src/infrastructure/json-fragments.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { keysetPages } from '../src/store/pages.js'
+import traceStream from './trace-stream.js'
 import tracerWrites from './tracer-writes.js'
 
 /** Rows read from the store at a time while streaming a window: bounds the memory of one response. */
@@ -82,6 +83,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   )
 
+  await fastify.register(traceStream)
   await fastify.register(tracerWrites)
 }
 

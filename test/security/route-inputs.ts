@@ -214,6 +214,17 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
       }
     },
     '/v1/event-tracer/event-status/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/event-status/${no}`) },
+    '/v1/event-tracer/stream': {
+      path: fc.constant('/v1/event-tracer/stream'),
+      query: {
+        event_no: eventNoText,
+        site: fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...sites.names) },
+          { weight: 1, arbitrary: fc.constantFrom('', 'KKO', 'nowhere', 'kko,chime', 'tsar_classification', '__proto__', 'kko ') },
+          { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }
+        )
+      }
+    },
     '/v1/event-tracer/create-trace': {
       path: fc.constant('/v1/event-tracer/create-trace'),
       body: objectBodies(fc.record({ event: fc.oneof(fc.integer({ min: 0, max: 20 }), eventNoValue), site: fc.constantFrom(...sites.names) }))
@@ -381,6 +392,18 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
     if (order !== null && order !== 'asc' && order !== 'desc') return `query.order ${JSON.stringify(order)}`
     const flag = params.get('baseband_requested')
     if (flag !== null && flag !== 'true' && flag !== 'false') return `query.baseband_requested ${JSON.stringify(flag)}`
+  }
+
+  if (route.url === '/v1/event-tracer/stream') {
+    const params = new URLSearchParams(query)
+    for (const name of ['event_no', 'site']) {
+      const values = params.getAll(name)
+      if (values.length > 1) return `query.${name} given ${values.length} times`
+    }
+    const eventNo = params.get('event_no')
+    if (eventNo !== null && !(EVENT_NO_TEXT.test(eventNo) && Number(eventNo) <= Number.MAX_SAFE_INTEGER)) return `query.event_no ${JSON.stringify(eventNo)}`
+    const site = params.get('site')
+    if (site !== null && !sites.includes(site)) return `query.site ${JSON.stringify(site)}`
   }
 
   if (!['POST', 'PUT', 'PATCH'].includes(route.method)) return undefined
