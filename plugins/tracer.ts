@@ -15,6 +15,7 @@ import { keysetPages } from '../src/store/pages.js'
 import audit from './audit.js'
 import history from './history.js'
 import stageLatency from './stage-latency.js'
+import traceStream from './trace-stream.js'
 import tracerWrites from './tracer-writes.js'
 
 /** Rows read from the store at a time while streaming a window: bounds the memory of one response. */
@@ -89,6 +90,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
   await fastify.register(audit)
   await fastify.register(history)
   await fastify.register(stageLatency)
+  await fastify.register(traceStream)
   await fastify.register(tracerWrites)
 }
 

@@ -16,6 +16,7 @@ import errorHandler from './infrastructure/error-handler.js'
 import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
+import transitionHub from './infrastructure/transition-hub.js'
 import metrics from './infrastructure/metrics.js'
 import auditMetrics from './infrastructure/audit-metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
@@ -103,6 +104,7 @@ async function app(fastify: FastifyInstance, { config, store, now = Date.now }: 
   await fastify.register(docs)
   await fastify.register(authentication)
   await fastify.register(streamedResponses)
+  await fastify.register(transitionHub)
 
   await fastify.register(serviceRoutes)
   await fastify.register(authRoutes, { prefix: '/auth' })

@@ -76,6 +76,12 @@ export const ConfigSchema = Type.Object({
     default: 32,
     description: 'Streamed responses (baseband callbacks, audit reports) in flight at once per process; 503 beyond.'
   }),
+  MAX_STREAMS: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 1000,
+    description: 'Live trace streams open at once per process; 503 beyond.'
+  }),
   STREAM_STALL_TIMEOUT_S: Type.Integer({
     minimum: 1,
     maximum: 3600,

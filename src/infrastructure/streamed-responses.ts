@@ -24,6 +24,12 @@ export interface StreamOptions {
    * dropped within a second, so it cannot hold up shutdown).
    */
   openEnded?: boolean
+  /**
+   * Aborted by the source when its client has fallen further behind than the source will buffer
+   * (an event stream's queue is full): the client is disconnected at once, as a stalled one is,
+   * and the signal's reason is logged.
+   */
+  dropped?: AbortSignal
 }
 
 export interface StreamedResponses {
@@ -93,25 +99,35 @@ async function streamedResponses(fastify: FastifyInstance) {
       prompt: options.openEnded,
       stallMs: closing ? CLOSING_STALL_MS : stallMs,
       onStall: () => {
-        dropStalled(reply)
+        drop(reply, 'its client stopped reading')
         body.destroy()
       }
     })
     const response: OpenResponse = { body, openEnded: options.openEnded === true }
     open.add(response)
     if (closing && response.openEnded) body.endEarly()
+    const { dropped } = options
+    const onDropped = () => {
+      drop(reply, String(dropped?.reason))
+      body.destroy()
+    }
+    dropped?.addEventListener('abort', onDropped, { once: true })
     whenOver(reply, body, () => {
+      dropped?.removeEventListener('abort', onDropped)
       open.delete(response)
       release()
     })
-    return reply.send(body)
+    const sent = reply.send(body)
+    if (dropped?.aborted === true) onDropped()
+    return sent
   }
 
   fastify.decorate('streamedResponses', { documents, send })
 }
 
-function dropStalled(reply: FastifyReply) {
-  reply.log.info('ended a streamed response: its client stopped reading')
+/** Disconnects the client of a response it is not taking, saying why in the log. */
+function drop(reply: FastifyReply, why: string) {
+  reply.log.info(`ended a streamed response: ${why}`)
   const socket = reply.raw.socket
   // A reset also discards what the kernel still holds for a client that will never read it;
   // a plain close would keep trying to deliver that first.

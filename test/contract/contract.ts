@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import type { Test } from 'tap'
 import { parse } from 'yaml'
 import type { App } from '../helper.js'
+import { SseClient, type SseMessage } from '../sse.js'
 
 export interface Operation {
   description?: string
@@ -43,8 +44,28 @@ export const declared = new Set(
 )
 export const exercised = new Set<string>()
 
-/** Sends a request and checks that its status is declared and its body matches the declared schema. */
-export async function call(t: Test, app: App, options: InjectOptions & { url: string }): Promise<LightMyRequestResponse> {
+/**
+ * The first message of an event stream (requested with payloadAsStream), as the document models
+ * one: its event name and its data parsed. `afterOpen` makes something happen that the stream tells.
+ */
+async function firstMessage(response: LightMyRequestResponse, afterOpen?: () => Promise<unknown>) {
+  const client = new SseClient(response.stream())
+  await client.until(() => client.comments.length > 0, 'the stream is open')
+  await afterOpen?.()
+  await client.until(() => client.messages.length > 0, 'a message')
+  const [{ event, data }] = client.messages as [SseMessage]
+  return { event, data: JSON.parse(data) as unknown }
+}
+
+/**
+ * Sends a request and checks that its status is declared and its body matches the declared schema
+ * (of an event stream, read with payloadAsStream: its first message).
+ */
+export async function call(
+  t: Test,
+  app: App,
+  { afterOpen, ...options }: InjectOptions & { url: string; afterOpen?: () => Promise<unknown> }
+): Promise<LightMyRequestResponse> {
   const response = await app.inject(options)
   const method = (options.method ?? 'GET').toString().toUpperCase()
   const path = options.url.split('?', 1)[0]!
@@ -63,7 +84,8 @@ export async function call(t: Test, app: App, options: InjectOptions & { url: st
       pointer('paths', template, method.toLowerCase(), 'responses', String(response.statusCode), 'content', mediaType, 'schema')
   )
   if (validate === undefined) return (t.fail(`${label} declares no schema for ${mediaType}`), response)
-  const body = mediaType === 'application/json' ? response.json() : response.body
+  const body =
+    mediaType === 'application/json' ? response.json() : mediaType === 'text/event-stream' ? await firstMessage(response, afterOpen) : response.body
   t.ok(validate(body), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
   return response
 }

@@ -111,6 +111,18 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   await call(t, app, { url: '/v1/event-tracer/history/x', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/stage-latency?start_time_utc=2024-05-02', headers: reader })
 
+  // The live stream: open (its first fragment is checked), refused beyond MAX_STREAMS, bad filters, no token.
+  const streaming = await build(t, { MAX_STREAMS: '1' })
+  const streamReader = { authorization: (await userWithTokens(streaming, 'operator', 'reader')).access_token }
+  const streamWriter = { authorization: (await userWithTokens(streaming, 'pipeline', 'writer')).access_token }
+  const update = { event: 1, site: 'kko', stage: 'baseband_conversion', status: 'complete' }
+  const afterOpen = () => streaming.inject({ method: 'POST', url: '/v1/event-tracer/update-trace', headers: streamWriter, payload: update })
+  const stream = await call(t, streaming, { url: '/v1/event-tracer/stream?site=kko', headers: streamReader, payloadAsStream: true, afterOpen })
+  t.equal(stream.statusCode, 200)
+  await call(t, streaming, { url: '/v1/event-tracer/stream', headers: streamReader })
+  await call(t, streaming, { url: '/v1/event-tracer/stream?site=nowhere', headers: streamReader })
+  await call(t, streaming, { url: '/v1/event-tracer/stream' })
+
   await app.store.close()
   for (const url of reads) await call(t, app, { url, headers: reader })
   for (const [method, url, payload] of writes) {

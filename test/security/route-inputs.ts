@@ -228,6 +228,17 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
       path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/history/${no}`)
     },
     '/v1/event-tracer/stage-latency': { path: fc.constant('/v1/event-tracer/stage-latency'), query: windowQuery },
+    '/v1/event-tracer/stream': {
+      path: fc.constant('/v1/event-tracer/stream'),
+      query: {
+        event_no: eventNoText,
+        site: fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...sites.names) },
+          { weight: 1, arbitrary: fc.constantFrom('', 'KKO', 'nowhere', 'kko,chime', 'tsar_classification', '__proto__', 'kko ') },
+          { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }
+        )
+      }
+    },
     '/v1/event-tracer/create-trace': {
       path: fc.constant('/v1/event-tracer/create-trace'),
       body: objectBodies(fc.record({ event: fc.oneof(fc.integer({ min: 0, max: 20 }), eventNoValue), site: fc.constantFrom(...sites.names) }))
@@ -405,6 +416,17 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
       if (given.length > 1) return `query.${name} given ${given.length} times`
       if (given.length === 1 && !values.includes(given[0]!)) return `query.${name} ${JSON.stringify(given[0])}`
     }
+  }
+  if (route.url === '/v1/event-tracer/stream') {
+    const params = new URLSearchParams(query)
+    for (const name of ['event_no', 'site']) {
+      const values = params.getAll(name)
+      if (values.length > 1) return `query.${name} given ${values.length} times`
+    }
+    const eventNo = params.get('event_no')
+    if (eventNo !== null && !(EVENT_NO_TEXT.test(eventNo) && Number(eventNo) <= Number.MAX_SAFE_INTEGER)) return `query.event_no ${JSON.stringify(eventNo)}`
+    const site = params.get('site')
+    if (site !== null && !sites.includes(site)) return `query.site ${JSON.stringify(site)}`
   }
 
   if (!['POST', 'PUT', 'PATCH'].includes(route.method)) return undefined

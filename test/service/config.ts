@@ -25,6 +25,7 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     BEHIND_TLS: false,
     METRICS_REQUIRE_TOKEN: false,
     MAX_STREAMED_RESPONSES: 32,
+    MAX_STREAMS: 1000,
     STREAM_STALL_TIMEOUT_S: 30
   })
   t.strictSame(config.TRACER_SITES.names, ['chime', 'kko', 'gbo', 'hco'])
@@ -55,6 +56,7 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
     [{ MAX_WINDOW_DAYS: '1.5' }, /^Invalid configuration: MAX_WINDOW_DAYS /],
     [{ MAX_STREAMED_RESPONSES: '0' }, /^Invalid configuration: MAX_STREAMED_RESPONSES .*"0"/],
+    [{ MAX_STREAMS: '0' }, /^Invalid configuration: MAX_STREAMS .*"0"/],
     [{ STREAM_STALL_TIMEOUT_S: 'soon' }, /^Invalid configuration: STREAM_STALL_TIMEOUT_S .*"soon"/],
     [{ TRACER_STORE: 'mongodb' }, /^Invalid configuration: MONGODB_URL is required/],
     [{ MONGODB_URL: 'http://db' }, /^Invalid configuration: MONGODB_URL /],

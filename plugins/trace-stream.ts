@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { ErrorEnvelopeSchema, errorResponses, ref, tokenRoute } from '../schemas/common.js'
+import { StreamedTransitionSchema } from '../schemas/history.js'
+import { streamQuerySchema, TransitionMessageSchema } from '../schemas/stream.js'
+import { eventNoFromPath } from '../src/domain/event-no.js'
+import type { FeedTransition } from '../src/domain/records.js'
+import { transitionFilter } from '../src/domain/transition-filter.js'
+import { EventStreamSource, sseComment, sseMessage } from '../src/infrastructure/event-stream.js'
+import { fromRequest } from '../src/infrastructure/request-input.js'
+import { ResponseSlots } from '../src/infrastructure/response-slots.js'
+
+export interface TraceStreamOptions {
+  /** Time between keep-alive comments: 15 s, shorter in tests. */
+  keepAliveMs?: number
+  /** Messages held for a client that is not taking them; one more and it is disconnected. */
+  queueLimit?: number
+}
+
+/** Well inside the idle timeouts of common proxies and load balancers (30 to 60 s). */
+export const KEEP_ALIVE_MS = 15_000
+/**
+ * A burst of writes a reading client may lag behind before it is dropped. The messages are shared
+ * between streams (made once per transition), so a full queue costs a stream some 8 KiB of references.
+ */
+export const QUEUE_LIMIT = 1000
+
+const OPENING = sseComment('stream open')
+const KEEP_ALIVE = sseComment('keep-alive')
+
+/**
+ * `GET /stream`: the live trace stream, for any authenticated user (the token was checked when the
+ * stream opened; its expiry later does not end it). Transitions come from the process's hub,
+ * which reads them from the store, so writes made through every instance sharing it arrive.
+ */
+const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastify, options) => {
+  const { config, streamedResponses, transitionHub } = fastify
+  const { keepAliveMs = KEEP_ALIVE_MS, queueLimit = QUEUE_LIMIT } = options
+  const slots = new ResponseSlots('live streams', config.MAX_STREAMS)
+  const transitionSchema = ref(StreamedTransitionSchema)
+  /** Each transition's message, made once however many streams send it. */
+  const messages = new WeakMap<FeedTransition, string>()
+
+  fastify.get(
+    '/stream',
+    {
+      schema: {
+        ...tokenRoute('tracer'),
+        operationId: 'streamTransitions',
+        summary: 'Live stream of trace transitions, as server-sent events',
+        description:
+          'Every transition (a change of a stored trace value) written through update-trace by any instance sharing the store, ' +
+          'within 2 s of its write, for as long as the connection stays open: from when the stream opens on, with no replay of earlier ones. ' +
+          '`event_no` and `site` filter; both given, both apply. A comment line every 15 s keeps proxies from closing a quiet stream. ' +
+          `At most MAX_STREAMS (${config.MAX_STREAMS}) streams are open at once per instance. ` +
+          `A client that falls ${queueLimit} messages behind, or takes nothing for STREAM_STALL_TIMEOUT_S seconds while messages wait, is disconnected. ` +
+          'An access token that expires while its stream is open does not end it. When the service shuts down, the stream ends cleanly.',
+        querystring: streamQuerySchema(config.TRACER_SITES),
+        response: {
+          200: {
+            description: 'The stream; it ends only when the client or the service closes it.',
+            content: { 'text/event-stream': { schema: TransitionMessageSchema } }
+          },
+          ...errorResponses(400, 401),
+          503: ref(ErrorEnvelopeSchema, {
+            description: `ServiceUnavailable: MAX_STREAMS streams are open in this instance already (with \`Retry-After\`), or the store is unreachable.`
+          })
+        }
+      }
+    },
+    async (request, reply) => {
+      const { event_no, site } = request.query
+      const eventNo = event_no === undefined ? undefined : fromRequest(['query'], () => eventNoFromPath(event_no))
+      const wants = transitionFilter({ eventNo, site })
+      const serialize = reply.compileSerializationSchema(transitionSchema) as (transition: FeedTransition) => string
+      const messageOf = (transition: FeedTransition) => {
+        let message = messages.get(transition)
+        if (message === undefined) {
+          message = sseMessage('transition', serialize(transition))
+          messages.set(transition, message)
+        }
+        return message
+      }
+
+      const dropped = new AbortController()
+      const offer = (fragment: string) => {
+        if (!stream.push(fragment)) dropped.abort(`its client fell ${queueLimit} messages behind`)
+      }
+      const stream = new EventStreamSource({
+        opening: OPENING,
+        limit: queueLimit,
+        // Started when the stream's slot is taken; resolves once the hub knows where the store's feed stands.
+        start: async () => {
+          const stopListening = await transitionHub.listen({ wants, deliver: (transition) => offer(messageOf(transition)) })
+          const keepAlive = setInterval(() => offer(KEEP_ALIVE), keepAliveMs)
+          return () => {
+            stopListening()
+            clearInterval(keepAlive)
+          }
+        }
+      })
+      // No proxy may hold the messages back: nginx reads X-Accel-Buffering, the others Cache-Control.
+      reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
+      return streamedResponses.send(reply, stream, { slots, openEnded: true, dropped: dropped.signal })
+    }
+  )
+}
+
+export default traceStream

@@ -1,0 +1,20 @@
+import type { FeedTransition } from './records.js'
+
+/** What a live stream asks for; an absent member lets every transition through. */
+export interface TransitionFilter {
+  eventNo?: number | undefined
+  site?: string | undefined
+}
+
+const SITE_KEY = /^stages\/[^/]+\/sites\/([^/]+)$/
+
+/** The site of a trace key `stages/{stage}/sites/{site}`; null for the classification key, which has none. */
+export function siteOfKey(key: string): string | null {
+  return SITE_KEY.exec(key)?.[1] ?? null
+}
+
+/** Whether a transition is of the filter's event and of a key at its site. */
+export function transitionFilter({ eventNo, site }: TransitionFilter): (transition: FeedTransition) => boolean {
+  return (transition) =>
+    (eventNo === undefined || transition.event_no === eventNo) && (site === undefined || siteOfKey(transition.key) === site)
+}

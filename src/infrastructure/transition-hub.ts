@@ -1,0 +1,187 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import type { FeedTransition } from '../domain/records.js'
+import type { TransitionFeed } from '../store/port.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every transition written through any instance sharing the store, fanned out to this process's live streams. */
+    transitionHub: TransitionHub
+  }
+}
+
+/** One live stream as the hub sees it. */
+export interface TransitionListener {
+  /** Whether the stream's filters let the transition through. */
+  wants(transition: FeedTransition): boolean
+  /** Hands it over; must not block (the stream queues it for its client). */
+  deliver(transition: FeedTransition): void
+}
+
+export interface TransitionHubOptions {
+  /** How often the store is asked for new transitions while a stream is open. */
+  pollIntervalMs?: number
+  /** Transitions read at a time; a full page is followed at once by the next. */
+  pageSize?: number
+}
+
+/** A quarter of a second between reads: well within the 2 s a transition may take to reach a stream, at 4 indexed reads a second. */
+export const POLL_INTERVAL_MS = 250
+/**
+ * A page of transitions is about 12 KB of messages: less than a stream's body sends in one turn
+ * of the event loop (16 KiB), so a client that reads keeps up with a backlog read a page a turn,
+ * and only one that does not read fills its queue.
+ */
+const PAGE_SIZE = 64
+
+/** The reading of the feed while streams are open: begun when the first opens, ended when the last closes. */
+interface Polling {
+  /** Settles once the feed's position is known: from then on, every transition written reaches the listeners. */
+  ready: Promise<void>
+  position: number
+  timer: NodeJS.Timeout | undefined
+  stopped: boolean
+  /** The last read failed: the outage is logged once, not at every tick. */
+  failing: boolean
+}
+
+/**
+ * One reader of the store's transition feed per process, whatever the number of streams. Several
+ * instances share the store, so a transition is delivered from the store, where every instance's
+ * writes end up, not from the memory of the process that wrote it. The feed is read by position
+ * (on SQLite one indexed range scan by sequence number), so a poll costs the same however much
+ * history there is, and nothing is read while no stream is open.
+ */
+export class TransitionHub {
+  readonly #feed: TransitionFeed
+  readonly #log: FastifyBaseLogger
+  readonly #pollIntervalMs: number
+  readonly #pageSize: number
+  readonly #listeners = new Set<TransitionListener>()
+  #polling: Polling | undefined
+
+  constructor(feed: TransitionFeed, log: FastifyBaseLogger, { pollIntervalMs = POLL_INTERVAL_MS, pageSize = PAGE_SIZE }: TransitionHubOptions = {}) {
+    this.#feed = feed
+    this.#log = log
+    this.#pollIntervalMs = pollIntervalMs
+    this.#pageSize = pageSize
+  }
+
+  /** Streams listening now. */
+  get listeners(): number {
+    return this.#listeners.size
+  }
+
+  /** Whether the feed is being read (exactly while a stream is open). */
+  get polling(): boolean {
+    return this.#polling !== undefined
+  }
+
+  /**
+   * Adds a listener. Resolves, with the function that removes it, once the hub knows where the
+   * feed stands, so every transition written from then on reaches it; rejects (the listener
+   * removed) when the store cannot say, such as StoreUnavailableError.
+   */
+  async listen(listener: TransitionListener): Promise<() => void> {
+    this.#listeners.add(listener)
+    const polling = (this.#polling ??= this.#startPolling())
+    try {
+      await polling.ready
+    } catch (error) {
+      this.#remove(listener)
+      throw error
+    }
+    let listening = true
+    return () => {
+      if (!listening) return
+      listening = false
+      this.#remove(listener)
+    }
+  }
+
+  /** Stops reading the feed; the app's streams have ended by then (they end before the app closes). */
+  close() {
+    this.#listeners.clear()
+    this.#stop()
+  }
+
+  #remove(listener: TransitionListener) {
+    this.#listeners.delete(listener)
+    if (this.#listeners.size === 0) this.#stop()
+  }
+
+  #stop() {
+    const polling = this.#polling
+    if (polling === undefined) return
+    polling.stopped = true
+    clearTimeout(polling.timer)
+    this.#polling = undefined
+  }
+
+  #startPolling(): Polling {
+    const polling: Polling = { ready: Promise.resolve(), position: 0, timer: undefined, stopped: false, failing: false }
+    polling.ready = this.#feed.position().then(
+      (position) => {
+        polling.position = position
+        this.#next(polling, this.#pollIntervalMs)
+      },
+      (error: unknown) => {
+        // Whoever opens the next stream asks the store again.
+        if (this.#polling === polling) this.#stop()
+        throw error
+      }
+    )
+    return polling
+  }
+
+  #next(polling: Polling, delayMs: number) {
+    if (polling.stopped) return
+    polling.timer = setTimeout(() => void this.#poll(polling), delayMs)
+  }
+
+  async #poll(polling: Polling) {
+    let full = false
+    try {
+      const page = await this.#feed.since(polling.position, this.#pageSize)
+      if (polling.stopped) return
+      polling.position = page.position
+      if (polling.failing) {
+        polling.failing = false
+        this.#log.info('live streams: reading new transitions from the store again')
+      }
+      for (const transition of page.transitions) this.#fanOut(transition)
+      full = page.transitions.length >= this.#pageSize
+    } catch (error) {
+      if (polling.stopped) return
+      if (!polling.failing) {
+        polling.failing = true
+        this.#log.warn({ err: error }, `live streams: cannot read new transitions from the store; trying again every ${this.#pollIntervalMs} ms, streams stay open`)
+      }
+    }
+    // A backlog (after an outage, or a burst of writes) is read a page a turn of the event loop.
+    this.#next(polling, full ? 0 : this.#pollIntervalMs)
+  }
+
+  #fanOut(transition: FeedTransition) {
+    for (const listener of this.#listeners) {
+      try {
+        if (listener.wants(transition)) listener.deliver(transition)
+      } catch (error) {
+        // One stream's failure is its own: the others still get the transition.
+        this.#log.error({ err: error }, 'live streams: a stream failed to take a transition')
+      }
+    }
+  }
+}
+
+async function transitionHub(fastify: FastifyInstance, options: TransitionHubOptions) {
+  const hub = new TransitionHub(fastify.store.transitions, fastify.log, options)
+  fastify.decorate('transitionHub', hub)
+  fastify.addHook('onClose', async () => hub.close())
+}
+
+export default fp(transitionHub, {
+  name: 'transition-hub',
+  fastify: '5.x',
+  decorators: { fastify: ['store'] }
+})
