@@ -185,6 +185,9 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
   if (notAnAddress !== undefined) {
     throw new ConfigError(`Invalid configuration: TRUST_PROXY holds ${JSON.stringify(notAnAddress)}, not an IP address or CIDR range`)
   }
+  if (config.WORKERS > 1 && config.TRACER_STORE === 'sqlite' && config.TRACER_DB === ':memory:') {
+    throw new ConfigError('Invalid configuration: WORKERS must be 1 with TRACER_DB=:memory:, a store each process would have its own of')
+  }
   if (config.TRACER_STORE === 'mongodb' && config.MONGODB_URL === undefined) {
     throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   }

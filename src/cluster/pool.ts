@@ -107,6 +107,7 @@ export class WorkerPool {
   private exited(slot: Slot, worker: Worker, code: number | null, signal: NodeJS.Signals | null): void {
     if (slot.worker !== worker) return
     slot.worker = undefined
+    slot.listening = false
     const fields = { worker: slot.number, workerPid: worker.process.pid, code, signal }
     if (this.stopping) {
       if (code !== 0) this.status = 1

@@ -73,6 +73,7 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ WORKERS: '65' }, /^Invalid configuration: WORKERS .*"65"/],
     [{ WORKERS: '1.5' }, /^Invalid configuration: WORKERS .*"1\.5"/],
     [{ WORKERS: 'all' }, /^Invalid configuration: WORKERS .*"all"/],
+    [{ WORKERS: '2', TRACER_DB: ':memory:' }, /^Invalid configuration: WORKERS must be 1 with TRACER_DB=:memory:/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /^Invalid configuration: TRUST_PROXY holds "10\.0\.0\.0\/33"/]
   ]
   for (const [env, message] of cases) {
