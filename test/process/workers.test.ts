@@ -44,7 +44,7 @@ t.test('WORKERS=2: a worker killed with SIGKILL is replaced, and the service ans
   const login = await request(`${server.url}/auth`, { body: { username: 'admin', password } })
   t.equal(login.status, 200, 'the printed password logs in')
 
-  // Every poll is a new connection, which the kernel or the primary gives to a live worker.
+  // Every poll is a new connection, which the kernel gives to a worker waiting to accept one.
   const answers: (number | string)[] = []
   const poll = async () => void answers.push(await healthOnNewConnection(server.url))
   for (let i = 0; i < 5; i++) await poll()
@@ -67,10 +67,11 @@ t.test('WORKERS=2: a worker killed with SIGKILL is replaced, and the service ans
   t.ok(meanwhile.length > 0, `the other worker answered ${meanwhile.length} polls while worker 1 was away`)
 })
 
-t.test('WORKERS=auto starts one worker per core', async (t) => {
+const cores = Math.min(availableParallelism(), 64)
+t.test('WORKERS=auto starts one worker per core', { skip: cores < 2 && 'one core: auto is a single process' }, async (t) => {
   const server = await startWorkers(t, { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), WORKERS: 'auto', TRACER_ADMIN_PASSWORD: 'pw' })
-  t.equal(server.pids.length, availableParallelism())
-  t.equal(new Set(server.pids).size, availableParallelism(), 'each its own process')
+  t.equal(server.pids.length, cores)
+  t.equal(new Set(server.pids).size, cores, 'each its own process')
 })
 
 t.test('SIGTERM to the primary: requests in flight on both workers finish, then every process exits with status 0', async (t) => {
