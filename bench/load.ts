@@ -1,9 +1,10 @@
 import autocannon from 'autocannon'
+import { cpuSeconds, processTree } from './process-tree.js'
 import { sampleRss, toMb } from './rss.js'
 
 export interface LoadOptions {
   url: string
-  /** The server process whose RSS is sampled while the load runs. */
+  /** The server process whose RSS and CPU time (its workers' included) are measured while the load runs. */
   pid: number
   connections: number
   seconds: number
@@ -30,12 +31,20 @@ export interface LoadResult {
   timeouts: number
   peakRssMb: number
   lastRssMb: number
+  /**
+   * Cores used on average during the run by the server's processes and by this process, which runs
+   * autocannon: on a machine where both share the cores, how they shared them.
+   */
+  serverCores: number
+  loadGeneratorCores: number
 }
 
 /** Runs autocannon once and measures what the table needs. autocannon makes all the requests. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const times: number[] = []
   const rss = sampleRss(options.pid)
+  const server = processTree(options.pid)
+  const cpuBefore = { server: cpuSeconds(server), self: cpuSeconds([process.pid]) }
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       {
@@ -52,6 +61,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     instance.on('tick', () => options.onSecond?.(++elapsed))
   })
   const memory = rss.stop()
+  const cores = (before: number, after: number) => (after - before) / result.duration
   times.sort((a, b) => a - b)
   const statusCounts: Record<string, number> = {}
   for (const [status, stats] of Object.entries(result.statusCodeStats ?? {})) statusCounts[status] = stats.count ?? 0
@@ -66,7 +76,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     transportErrors: result.errors - result.timeouts,
     timeouts: result.timeouts,
     peakRssMb: toMb(memory.peak),
-    lastRssMb: toMb(memory.last)
+    lastRssMb: toMb(memory.last),
+    serverCores: cores(cpuBefore.server, cpuSeconds(server)),
+    loadGeneratorCores: cores(cpuBefore.self, cpuSeconds([process.pid]))
   }
 }
 

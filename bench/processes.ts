@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { serveNodeOptions } from '../src/package-info.js'
 import { BARE_SERVER, CLI } from './paths.js'
+import { listeningChildren } from './process-tree.js'
 
 /** Every child still running, so that an interrupt (Ctrl-C) or a crash of the bench leaves none behind. */
 const running = new Set<ChildProcess>()
@@ -87,6 +88,8 @@ export interface ServiceOptions {
   logLevel?: string
   /** Node options before the script, e.g. --cpu-prof. */
   nodeArgs?: string[]
+  /** WORKERS: server processes on the one port (1 unless set). */
+  workers?: number
 }
 
 /**
@@ -104,7 +107,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: options.logLevel ?? 'warn',
-    AUTH_RATE_LIMIT: String(options.authRateLimit ?? 1_000_000)
+    AUTH_RATE_LIMIT: String(options.authRateLimit ?? 1_000_000),
+    WORKERS: String(options.workers ?? 1)
   }
   const child = track(
     spawn(process.execPath, [...serveNodeOptions, ...(options.nodeArgs ?? []), CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
@@ -115,6 +119,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const url = `http://127.0.0.1:${port}`
   try {
     await waitForHealth(url, child)
+    // Connections go to the workers that listen when they are made, and autocannon keeps them.
+    if ((options.workers ?? 1) > 1) await waitForWorkers(child, port, options.workers!)
   } catch (error) {
     await stop(child)
     throw new Error(`${(error as Error).message}\nstdout: ${stdout()}\nstderr: ${stderr()}`)
@@ -159,6 +165,14 @@ async function waitForHealth(url: string, child: ChildProcess, timeoutMs = 60_00
     await sleep(100)
   }
   throw new Error(`the service did not answer ${url}/health within ${timeoutMs / 1000} s`)
+}
+
+async function waitForWorkers(child: ChildProcess, port: number, workers: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (listeningChildren(child.pid!, port) < workers) {
+    if (Date.now() > deadline) throw new Error(`${workers} workers did not all listen within ${timeoutMs / 1000} s`)
+    await sleep(100)
+  }
 }
 
 export interface CliResult {

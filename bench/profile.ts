@@ -26,6 +26,7 @@ async function main(): Promise<void> {
     service = await bench.startService(['--cpu-prof', `--cpu-prof-dir=${dir}`])
     const scenario = scenarios(await scenarioContext(bench, service)).find((candidate) => candidate.id === id)
     if (scenario === undefined) throw new Error(`no scenario ${id}`)
+    if (scenario.server === 'workers') throw new Error(`${id} runs on several workers: profile the one-process scenario instead (each worker runs its code)`)
     if (scenario.server === 'bare') bare = await startBareServer()
     const server = scenario.server === 'bare' ? bare! : service
     const { requests, check } = scenario.prepare()

@@ -19,6 +19,11 @@ const ROUNDS = positiveInteger('BENCH_ROUNDS', 3)
 const ROUND_SECONDS = positiveInteger('BENCH_SECONDS', 6)
 const WARMUP_SECONDS = 2
 const FULL_YEAR_RUNS = 3
+/**
+ * BENCH_ONLY=id,id runs those scenarios alone, a quick check of one: no full-year runs, and the
+ * report goes to standard output only, leaving bench/results/latest.md as the last full run wrote it.
+ */
+const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
 
 function positiveInteger(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback)
@@ -31,6 +36,7 @@ async function main(): Promise<void> {
   const bench = await prepareBench()
   let service: RunningServer | undefined
   let bare: RunningServer | undefined
+  let workers: RunningServer | undefined
   const results = new Map<string, LoadResult[]>()
   const writes: WriteCheck[] = []
   const singleConnection = new Map<string, LoadResult>()
@@ -40,13 +46,17 @@ async function main(): Promise<void> {
   let list: Scenario[]
   try {
     service = await bench.startService()
-    bare = await startBareServer()
     const context = await scenarioContext(bench, service)
-    list = scenarios(context)
-    const servers = { service, bare }
+    list = scenarios(context).filter((scenario) => ONLY === undefined || ONLY.includes(scenario.id))
+    const unknown = ONLY?.filter((id) => !list.some((scenario) => scenario.id === id)) ?? []
+    if (unknown.length > 0) throw new Error(`BENCH_ONLY names no scenario ${unknown.join(', ')}`)
+    const uses = (server: Scenario['server']) => list.some((scenario) => scenario.server === server)
+    if (uses('bare')) bare = await startBareServer()
+    if (uses('workers')) workers = await bench.startService([], 2)
+    const servers = { service, bare, workers }
 
     const runOnce = async (scenario: Scenario, seconds: number) => {
-      const server = servers[scenario.server]
+      const server = servers[scenario.server]!
       const { requests, check } = scenario.prepare()
       const result = await runLoad({ url: server.url, pid: server.pid, connections: scenario.connections, seconds, requests })
       const written = check === undefined ? undefined : await check()
@@ -83,15 +93,17 @@ async function main(): Promise<void> {
       log(`one connection ${scenario.id}: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms`)
     }
     await service.stop()
-    await bare.stop()
+    await bare?.stop()
+    await workers?.stop()
     // Three times, each on a fresh process: when V8 collects decides the peak, and it varies run to run.
-    for (let run = 1; run <= FULL_YEAR_RUNS; run++) {
+    for (let run = 1; run <= (ONLY === undefined ? FULL_YEAR_RUNS : 0); run++) {
       fullYear.push(await fullYearRss(() => bench.startService(), context.token, bench.store.newest))
       log(`full-year baseband-callbacks ${run}/${FULL_YEAR_RUNS}: RSS +${fullYear.at(-1)!.increaseMb.toFixed(1)} MB`)
     }
   } finally {
     await service?.stop()
     await bare?.stop()
+    await workers?.stop()
   }
 
   const cpu = cpuOfOthers()
@@ -110,10 +122,13 @@ async function main(): Promise<void> {
     summaries,
     singleConnection,
     cpuOfOthers: cpu,
-    fullYear
+    fullYear,
+    ...(ONLY === undefined ? {} : { only: ONLY })
   })
-  mkdirSync(RESULTS_DIR, { recursive: true })
-  writeFileSync(join(RESULTS_DIR, 'latest.md'), report)
+  if (ONLY === undefined) {
+    mkdirSync(RESULTS_DIR, { recursive: true })
+    writeFileSync(join(RESULTS_DIR, 'latest.md'), report)
+  }
   process.stdout.write(report)
 }
 

@@ -28,7 +28,8 @@ export interface ScenarioContext {
 export interface Scenario {
   id: string
   title: string
-  server: 'service' | 'bare'
+  /** `workers`: the service with WORKERS=2, a primary and two workers on one port. */
+  server: 'service' | 'bare' | 'workers'
   connections: number
   /** Also measured with one connection: latency without queueing, i.e. the service time of a request. */
   probeSingleConnection?: boolean
@@ -84,6 +85,16 @@ export function scenarios(context: ScenarioContext): Scenario[] {
       id: 'verify',
       title: 'GET /auth/verify, valid token',
       server: 'service',
+      connections: 50,
+      expectedStatus: 200,
+      prepare: once(get('/auth/verify', token))
+    },
+    {
+      // The same requests to two workers: what a second process buys where the load generator
+      // takes its share of the same cores (see the CPU column of the report).
+      id: 'verify-2-workers',
+      title: 'GET /auth/verify, valid token, WORKERS=2',
+      server: 'workers',
       connections: 50,
       expectedStatus: 200,
       prepare: once(get('/auth/verify', token))

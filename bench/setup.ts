@@ -15,8 +15,8 @@ export interface Bench {
   /** A fresh secret per run: the service and the expired token must share it, nothing else needs it. */
   secret: string
   sites: string[]
-  /** Starts another service process on the bench store (node options such as --cpu-prof first). */
-  startService(nodeArgs?: string[]): Promise<RunningServer>
+  /** Starts another service on the bench store (node options such as --cpu-prof first; WORKERS). */
+  startService(nodeArgs?: string[], workers?: number): Promise<RunningServer>
 }
 
 /** The store (seeded or reused) and a writer user on it; no server runs yet. */
@@ -31,7 +31,7 @@ export async function prepareBench(spec: SeedSpec = BENCH_STORE): Promise<Bench>
     user,
     secret,
     sites,
-    startService: (nodeArgs = []) => startService({ db: store.path, jwtSecret: secret, nodeArgs })
+    startService: (nodeArgs = [], workers = 1) => startService({ db: store.path, jwtSecret: secret, nodeArgs, workers })
   }
 }
 

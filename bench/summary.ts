@@ -4,7 +4,7 @@ import type { WriteCheck } from './update-trace.js'
 
 /** One scenario over all rounds: the median round for speed, the worst round for memory and errors. */
 export interface ScenarioSummary {
-  scenario: Pick<Scenario, 'id' | 'title' | 'connections' | 'expectedStatus'>
+  scenario: Pick<Scenario, 'id' | 'title' | 'server' | 'connections' | 'expectedStatus'>
   rounds: LoadResult[]
   /** The round with the median requests/s; its latencies are reported with it. */
   median: LoadResult

@@ -52,3 +52,8 @@ export async function seedDemoOnFirstStart(store: Store, config: Config, announc
       `${counts.basebandEvents} of them asking for baseband data (npm run tracer -- seed --demo --help for more).`
   )
 }
+
+/** The store's start-up work before a server listens: the first admin, then on a new store the demo. */
+export async function prepareStore(store: Store, config: Config, announce: (line: string) => void) {
+  if (await ensureAdminUser(store, config, announce)) await seedDemoOnFirstStart(store, config, announce)
+}

@@ -1,6 +1,7 @@
 import { Type, type StaticDecode, type TSchema } from '@sinclair/typebox'
 import { TransformDecodeError, Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 import { DEFAULT_STAGE_DEADLINES, formatStageDeadlines, parseStageDeadlines } from './domain/stage-deadlines.js'
 import { siteModel } from './vocabulary.js'
 
@@ -29,6 +30,17 @@ function flag(description: string) {
     .Encode((value) => (value ? 'true' : 'false'))
 }
 
+/** The most server processes WORKERS may ask for: beyond the cores of any machine this runs on. */
+export const MAX_WORKERS = 64
+
+/** WORKERS: a whole number of server processes, or `auto` for one per core of this machine. */
+function workerCount(value: string): number {
+  if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
+  const count = /^[0-9]+$/.test(value) ? Number(value) : Number.NaN
+  if (count >= 1 && count <= MAX_WORKERS) return count
+  throw new Error(`must be a whole number from 1 to ${MAX_WORKERS}, or auto for one per core (got ${JSON.stringify(value)})`)
+}
+
 /**
  * The service's whole configuration, read from the environment. `sensitive` values are never echoed
  * in an error message.
@@ -36,6 +48,11 @@ function flag(description: string) {
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000, description: 'TCP port to listen on.' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on.' }),
+  WORKERS: Type.Transform(
+    Type.String({ default: '1', description: `Server processes on the one port: 1 to ${MAX_WORKERS}, or auto for one per core.` })
+  )
+    .Decode(workerCount)
+    .Encode(String),
   TRACER_STORE: Type.Union([Type.Literal('sqlite'), Type.Literal('mongodb')], { default: 'sqlite' }),
   TRACER_DB: Type.String({
     minLength: 1,
@@ -173,6 +190,9 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
   const notAnAddress = config.TRUST_PROXY?.find((proxy) => !isAddressOrRange(proxy))
   if (notAnAddress !== undefined) {
     throw new ConfigError(`Invalid configuration: TRUST_PROXY holds ${JSON.stringify(notAnAddress)}, not an IP address or CIDR range`)
+  }
+  if (config.WORKERS > 1 && config.TRACER_STORE === 'sqlite' && config.TRACER_DB === ':memory:') {
+    throw new ConfigError('Invalid configuration: WORKERS must be 1 with TRACER_DB=:memory:, a store each process would have its own of')
   }
   if (config.TRACER_STORE === 'mongodb' && config.MONGODB_URL === undefined) {
     throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')

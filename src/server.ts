@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
-import { ensureAdminUser, seedDemoOnFirstStart } from './bootstrap.js'
+import { prepareStore } from './bootstrap.js'
+import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
 import type { Config } from './config.js'
 import type { ResolvedSecret } from './secret.js'
 import { openStoreForServing } from './store/open.js'
@@ -9,12 +10,11 @@ import type { Store } from './store/port.js'
 /**
  * Opens the store, listens, and closes gracefully on SIGTERM or SIGINT. A MongoDB store that does
  * not answer yet does not hold the listening up: the server is live but not ready until it does.
+ * The single server of WORKERS=1 and each worker of several run this alike.
  */
 export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret) {
   const announce = (line: string) => void process.stdout.write(line + '\n')
-  const prepare = async (store: Store) => {
-    if (await ensureAdminUser(store, config, announce)) await seedDemoOnFirstStart(store, config, announce)
-  }
+  const prepare = storePreparedByPrimary(config) ? async () => {} : (store: Store) => prepareStore(store, config, announce)
   // Retries while the database does not answer: to standard error, then warnings in the app's log.
   let warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`)
   const { store, connected } = await openStoreForServing(config, { log: (message) => warn(message), prepare })
@@ -22,18 +22,24 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   connected.catch((error: unknown) => {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')
     process.stderr.write(`tracer: cannot use the ${config.TRACER_STORE} store: ${reason}\n`)
-    process.exit(1)
+    process.exit(storeUnusableExitCode())
   })
 
   const app = await buildApp({ config: { ...config, JWT_SECRET: secret }, store })
   warn = (message) => app.log.warn(message)
-  if (generatedFile !== undefined) {
+  // Several workers: the primary has said it once.
+  if (generatedFile !== undefined && !isWorker) {
     app.log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)
   }
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+  let closing = false
+  const graceful = closeWithGrace({ delay: CLOSE_GRACE_MS }, async ({ signal, err }) => {
+    closing = true
     if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
-    else app.log.info({ signal }, 'closing')
+    else app.log.info(signal === undefined ? { askedBy: 'primary' } : { signal }, 'closing')
     await app.close()
+  })
+  closeWhenPrimaryAsks(() => {
+    if (!closing) graceful.close()
   })
   await app.listen({ port: config.PORT, host: config.HOST })
   return app

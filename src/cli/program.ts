@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { writeFileSync } from 'node:fs'
+import { becomesPrimary } from '../cluster/roles.js'
 import { ConfigError, loadConfig } from '../config.js'
 import { packageVersion } from '../package-info.js'
 import { resolveJwtSecret } from '../secret.js'
@@ -28,6 +29,10 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
       const config = loadConfig(io.env)
       const secret = resolveJwtSecret(config)
       // Loaded on demand, like `openapi` below, so that the other commands start in a blink.
+      if (becomesPrimary(config)) {
+        const { runPrimary } = await import('../cluster/primary.js')
+        return runPrimary(config, secret)
+      }
       const { startServer } = await import('../server.js')
       await startServer(config, secret)
     })

@@ -58,7 +58,9 @@ export async function startServer(t: Test, env: Record<string, string>, runAs?: 
         resolve(line)
       }
       lines.on('line', onLine)
-      child.once('exit', (code) => reject(new Error(`server exited (${code}) before printing ${pattern}: ${stderr}`)))
+      child.once('exit', (code) =>
+        reject(new Error(`server exited (${code}) before printing ${pattern}: ${stderr}\n${output.slice(-5).join('\n')}`))
+      )
     })
   const listening = await lineMatching(/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/)
   const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(listening)![1]!
@@ -109,5 +111,54 @@ export async function waitFor(condition: () => Promise<boolean>, deadlineMs: num
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`the condition did not hold within ${deadlineMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** A line the primary of several workers logged about one of them. */
+export interface WorkerEvent {
+  msg: string
+  time: number
+  worker: number
+  workerPid: number
+  code?: number | null
+  signal?: string | null
+  restartInMs?: number
+}
+
+/** The JSON log lines printed so far, parsed (announcements and other plain lines left out). */
+export function logLines(server: ServerProcess): Record<string, unknown>[] {
+  return server.output.flatMap((line) => {
+    if (!line.startsWith('{')) return []
+    return [JSON.parse(line) as Record<string, unknown>]
+  })
+}
+
+/** What the primary has logged about its workers so far, in order. */
+export function workerEvents(server: ServerProcess): WorkerEvent[] {
+  return logLines(server).filter((line) => typeof line.workerPid === 'number') as unknown as WorkerEvent[]
+}
+
+export interface WorkersProcess extends ServerProcess {
+  /** The pids of the workers first started, by worker number (index 0 is worker 1). */
+  pids: number[]
+}
+
+/** Starts `tracer serve` with WORKERS in `env` and resolves once every worker listens. */
+export async function startWorkers(t: Test, env: Record<string, string>): Promise<WorkersProcess> {
+  const server = await startServer(t, env)
+  await server.lineMatching(/"msg":"every worker is listening"/)
+  const pids: number[] = []
+  for (const event of workerEvents(server)) if (event.msg === 'worker listening') pids[event.worker - 1] = event.workerPid
+  return { ...server, pids }
+}
+
+/** Whether a process with this pid exists (a zombie counts: its parent has not reaped it). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
+    throw error
   }
 }

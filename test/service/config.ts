@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { ConfigError, loadConfig } from '../../src/config.js'
@@ -26,7 +27,8 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     METRICS_REQUIRE_TOKEN: false,
     MAX_STREAMED_RESPONSES: 32,
     MAX_STREAMS: 1000,
-    STREAM_STALL_TIMEOUT_S: 30
+    STREAM_STALL_TIMEOUT_S: 30,
+    WORKERS: 1
   })
   t.strictSame(config.TRACER_SITES.names, ['chime', 'kko', 'gbo', 'hco'])
   t.equal(config.JWT_SECRET, undefined)
@@ -43,6 +45,8 @@ t.test('values are converted, empty strings count as unset, unknown variables ar
   t.equal(flags.BEHIND_TLS, true)
   t.equal(flags.METRICS_REQUIRE_TOKEN, false)
   t.strictSame(loadConfig({ TRUST_PROXY: '10.0.0.5,10.1.0.0/16,fd00::/8' }).TRUST_PROXY, ['10.0.0.5', '10.1.0.0/16', 'fd00::/8'])
+  t.equal(loadConfig({ WORKERS: '3' }).WORKERS, 3)
+  t.equal(loadConfig({ WORKERS: 'auto' }).WORKERS, Math.min(availableParallelism(), 64), 'auto: one per core')
 })
 
 t.test('a bad value is one line naming the variable', async (t) => {
@@ -67,6 +71,11 @@ t.test('a bad value is one line naming the variable', async (t) => {
     [{ AUTH_USER_FAILURE_WINDOW: '86401' }, /^Invalid configuration: AUTH_USER_FAILURE_WINDOW /],
     [{ TRUST_PROXY: 'proxy.example' }, /^Invalid configuration: TRUST_PROXY /],
     [{ TRUST_PROXY: '10.0.0.1,300.0.0.1' }, /^Invalid configuration: TRUST_PROXY holds "300\.0\.0\.1"/],
+    [{ WORKERS: '0' }, /^Invalid configuration: WORKERS must be a whole number from 1 to 64, or auto .*"0"/],
+    [{ WORKERS: '65' }, /^Invalid configuration: WORKERS .*"65"/],
+    [{ WORKERS: '1.5' }, /^Invalid configuration: WORKERS .*"1\.5"/],
+    [{ WORKERS: 'all' }, /^Invalid configuration: WORKERS .*"all"/],
+    [{ WORKERS: '2', TRACER_DB: ':memory:' }, /^Invalid configuration: WORKERS must be 1 with TRACER_DB=:memory:/],
     [{ TRUST_PROXY: '10.0.0.0/33' }, /^Invalid configuration: TRUST_PROXY holds "10\.0\.0\.0\/33"/]
   ]
   for (const [env, message] of cases) {

@@ -1,0 +1,47 @@
+import { pino } from 'pino'
+import { prepareStore } from '../bootstrap.js'
+import type { Config } from '../config.js'
+import type { ResolvedSecret } from '../secret.js'
+import { openStore } from '../store/open.js'
+import { WorkerPool } from './pool.js'
+
+/**
+ * `serve` with WORKERS > 1. This process does the start-up work that must happen once (the caller
+ * has resolved the JWT secret file; a SQLite store is opened, migrated and given its first admin
+ * and demo data here, then closed), then becomes the primary of WORKERS server processes sharing
+ * its port, each running what a single `serve` runs. It restarts a worker that dies, and on SIGTERM
+ * or SIGINT drains them all and exits.
+ */
+export async function runPrimary(config: Config, { generatedFile }: ResolvedSecret): Promise<void> {
+  const log = pino({ level: config.LOG_LEVEL })
+  if (config.TRACER_STORE === 'sqlite') await prepareSqliteStore(config)
+  if (generatedFile !== undefined) {
+    log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)
+  }
+
+  const pool = new WorkerPool(config.WORKERS, log)
+  let closing = false
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (closing) {
+        log.error({ signal }, 'second signal: killing the workers')
+        return pool.kill()
+      }
+      closing = true
+      log.info({ signal }, 'closing')
+      pool.stop()
+    })
+  }
+  pool.start()
+  void pool.finished.then((status) => process.exit(status))
+}
+
+/** What a single server does before it listens, done once so that the workers find it done. */
+async function prepareSqliteStore(config: Config): Promise<void> {
+  const store = await openStore(config)
+  try {
+    await prepareStore(store, config, (line) => void process.stdout.write(line + '\n'))
+  } finally {
+    await store.close()
+  }
+}

@@ -1,0 +1,45 @@
+import cluster from 'node:cluster'
+import type { Config } from '../config.js'
+
+/* Who this process is when WORKERS > 1, and what passes between the primary and its workers. */
+
+/** What the primary sends a worker to have it close as a single server closes on SIGTERM. */
+export const DRAIN_MESSAGE = 'frb-tracer:drain'
+
+/** How long a closing server lets in-flight requests finish before it exits anyway. */
+export const CLOSE_GRACE_MS = 10_000
+
+/**
+ * The exit status of a worker whose store cannot be used (bad credentials, a malformed connection
+ * string, data that breaks a unique index): a new worker would fail the same way, so the primary
+ * stops the service instead of restarting it. 78 is EX_CONFIG in sysexits.h.
+ */
+export const STORE_UNUSABLE_EXIT_CODE = 78
+
+/** Whether this process is one of several workers behind a primary (WORKERS > 1). */
+export const isWorker = cluster.isWorker
+
+/** Whether `serve` makes this process the primary of WORKERS servers rather than the server itself. */
+export const becomesPrimary = (config: Config) => config.WORKERS > 1 && cluster.isPrimary
+
+/**
+ * Whether the primary has opened, migrated and prepared the store (first admin, demo data) before
+ * forking: it does for SQLite. On MongoDB, which connects in the background, each worker prepares
+ * it once connected, as a single server does; of several creating `admin`, one insert wins.
+ */
+export const storePreparedByPrimary = (config: Config) => isWorker && config.TRACER_STORE === 'sqlite'
+
+/** The exit status for a store that cannot be used: 1 for a single server, as the README says. */
+export const storeUnusableExitCode = () => (isWorker ? STORE_UNUSABLE_EXIT_CODE : 1)
+
+/**
+ * In a worker, runs `close` when the primary asks it to drain. The primary asks by message, not
+ * by signal, because a signal sent to the whole process group as well (Ctrl-C in a terminal,
+ * systemd's default) would then be a second one, and a second signal ends a server at once.
+ */
+export function closeWhenPrimaryAsks(close: () => void): void {
+  if (!isWorker) return
+  process.on('message', (message) => {
+    if (message === DRAIN_MESSAGE) close()
+  })
+}
