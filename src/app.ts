@@ -3,6 +3,7 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Server } from 'node:http'
 import fp from 'fastify-plugin'
 import authRoutes from '../plugins/auth.js'
+import dashboard, { builtDashboard } from '../plugins/dashboard.js'
 import eventRoutes from '../plugins/events.js'
 import serviceRoutes from '../plugins/service.js'
 import tracerRoutes from '../plugins/tracer.js'
@@ -36,6 +37,8 @@ export interface AppOptions {
   store: Store
   /** Where log lines go: standard output unless a test captures them. */
   logStream?: LogStream
+  /** The built dashboard: dist/dashboard unless a test serves another folder. */
+  dashboardRoot?: string
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
@@ -66,7 +69,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 }
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
-async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
+async function app(fastify: FastifyInstance, { config, store, dashboardRoot }: AppOptions) {
   await fastify.register(metrics)
   fastify.decorate('config', config)
   fastify.decorate('store', measuredStore(store, fastify.metrics))
@@ -84,6 +87,7 @@ async function app(fastify: FastifyInstance, { config, store }: AppOptions) {
   await fastify.register(authRoutes, { prefix: '/auth' })
   await fastify.register(eventRoutes, { prefix: '/v1/events' })
   await fastify.register(tracerRoutes, { prefix: '/v1/event-tracer' })
+  await fastify.register(dashboard, { root: dashboardRoot ?? builtDashboard() })
 }
 
 export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })
