@@ -28,7 +28,7 @@ export async function ensureAdminUser(store: Store, config: Config, announce: (l
   return true
 }
 
-const DEMO = { events: 2000, days: 30, seed: 1 }
+export const DEMO = { events: 2000, days: 30, seed: 1 }
 
 /**
  * A new embedded store outside production gets a small demo data set, so a new user's first
