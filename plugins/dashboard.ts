@@ -52,7 +52,7 @@ async function dashboard(fastify: FastifyInstance, { root }: DashboardOptions) {
       const missing = async () => {
         throw serviceUnavailable('The dashboard is not built: run `npm run build`, then start the service again.')
       }
-      page.get('/dashboard/', hidden, missing)
+      // The routes @fastify/static would add: `/dashboard/*` also matches `/dashboard/`.
       page.get('/dashboard/*', hidden, missing)
       return
     }

@@ -3,6 +3,7 @@
  * hostile-input.test.ts fails when the app has a route this table does not know: add it here.
  */
 import fc from 'fast-check'
+import { BUILT } from '../dashboard/assets.js'
 import { dataProducts } from '../../src/domain/sites.js'
 import { CLASSIFICATION_STAGE, STAGES } from '../../src/domain/trace.js'
 import {
@@ -101,6 +102,14 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     )
     .map((file) => `/docs/static/${file}`)
 
+  const dashboardFile = fc
+    .oneof(
+      { weight: 3, arbitrary: fc.constantFrom('', 'index.html', 'favicon.svg', BUILT.script, BUILT.style) },
+      { weight: 1, arbitrary: fc.constantFrom('nope.js', 'src/session.js', 'src%2Fsession.js', '..%2F..%2Fpackage.json', '%2e%2e/%2e%2e/package.json', '../../../../etc/passwd', '%00', 'x%00.js', '.%2e/.%2e/index.html', '%2F', 'index.html/') },
+      { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map(safeEncode) }
+    )
+    .map((file) => `/dashboard/${file}`)
+
   const event = fc.record(
     {
       event_no: fc.integer({ min: 0, max: 20 }),
@@ -151,6 +160,9 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     '/docs/static/*': { path: docsStatic },
     '/docs/json': constant('/docs/json'),
     '/docs/yaml': constant('/docs/yaml'),
+    '/': constant('/'),
+    '/dashboard': constant('/dashboard'),
+    '/dashboard/*': { path: dashboardFile },
     '/version': constant('/version'),
     '/health': constant('/health'),
     '/ready': constant('/ready'),
