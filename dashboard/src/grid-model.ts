@@ -85,12 +85,12 @@ export function replaceAudit(
 export function sitesOf(rows: readonly EventRow[]): string[] {
   const order: string[] = []
   for (const { audit } of rows) {
-    let at = 0
-    for (const site of audit.sites) {
-      const found = order.indexOf(site)
-      if (found === -1) order.splice(at, 0, site)
-      at = (found === -1 ? at : found) + 1
-    }
+    audit.sites.forEach((site, index) => {
+      if (order.includes(site)) return
+      // Before the first later site of this event already placed; at the end when there is none.
+      const next = audit.sites.slice(index + 1).find((later) => order.includes(later))
+      order.splice(next === undefined ? order.length : order.indexOf(next), 0, site)
+    })
   }
   return order
 }

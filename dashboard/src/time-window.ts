@@ -34,7 +34,8 @@ export const windowQuery = (window: Window) =>
 export function fromInput(value: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined
   const time = Date.parse(`${value}Z`)
-  return Number.isNaN(time) ? undefined : time
+  // Date.parse rolls 2026-02-30 over into March; a real date reads back as it was written.
+  return Number.isNaN(time) || toInput(time) !== value.slice(0, 16) ? undefined : time
 }
 
 /** A time as a datetime-local input shows it, in UTC to the minute. */
