@@ -23,13 +23,13 @@ export function Filters({ summary, sites, filters, onChange }: FiltersProps) {
         <legend>Events by verdict (whole window); choose one to show only those</legend>
         <label class="tile tile-all">
           <input type="radio" name="verdict" value="all" checked={filters.verdict === 'all'} onChange={() => choose('all')} />
-          <span class="count">{summary.events}</span>
+          <span class="count">{summary.events}</span>{' '}
           <span class="what">all events</span>
         </label>
         {VERDICTS.map((verdict) => (
           <label class={`tile tile-${verdict}`}>
             <input type="radio" name="verdict" value={verdict} checked={filters.verdict === verdict} onChange={() => choose(verdict)} />
-            <span class="count">{summary[verdict]}</span>
+            <span class="count">{summary[verdict]}</span>{' '}
             <span class="what">
               <span aria-hidden="true">{STATE_MARKS[verdict]} </span>
               {STATE_LABELS[verdict]}

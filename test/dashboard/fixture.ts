@@ -31,7 +31,8 @@ export async function startDashboardServer(dir: string, now: number): Promise<Da
   if (!existsSync(join(builtDashboard(), 'index.html'))) {
     throw new Error('The dashboard is not built: run `node dashboard/build.mjs` (npm test and npm run build do).')
   }
-  const config = loadConfig({ TRACER_DB: join(dir, 'tracer.sqlite'), JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent' })
+  // Many logins as admin from one address in a minute: more than the login limit allows an attacker.
+  const config = loadConfig({ TRACER_DB: join(dir, 'tracer.sqlite'), JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', AUTH_RATE_LIMIT: '1000' })
   const store = await openStore(config)
   await seedDemo(store, config.TRACER_SITES, { ...DEMO, now })
   const app = Fastify(serverOptions(config))
