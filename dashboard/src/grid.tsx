@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact'
-import { useMemo, useRef, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Cell } from './cells.js'
 import { utc, snr } from './format.js'
 import { moveFocus, positionOf, type Position } from './grid-keys.js'
@@ -31,6 +31,8 @@ const cellId = (eventNo: number, site: string, column: (typeof COLUMNS)[number])
 
 const descriptionId = (id: string) => `d-${id.replace(/:/g, '-')}`
 
+const HOVER_DELAY_MS = 300
+
 /** One sentence per finding; the verdict cell, which sums up several places, names each one's place. */
 function findingLines(cell: Cell, withPlace: boolean): string[] {
   return cell.findings.map(
@@ -49,6 +51,8 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
   const [active, setActive] = useState<Position>({ row: 0, column: 0 })
   const [tip, setTip] = useState<Tip | undefined>()
   const table = useRef<HTMLTableElement>(null)
+  const hover = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
+  useEffect(() => () => clearTimeout(hover.current), [])
 
   const shown = useMemo(() => {
     const visible = visibleRows(rows, filters)
@@ -151,9 +155,12 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
         onFocusOut={() => setTip(undefined)}
         onMouseOver={(event) => {
           const cell = cellOfElement(event.target)
-          if (cell !== null && cell.dataset.cell !== tip?.id) showTip(cell)
+          clearTimeout(hover.current)
+          // A short wait, as for a native tooltip: a pointer crossing the grid does not flash every cell.
+          if (cell !== null && cell.dataset.cell !== tip?.id) hover.current = setTimeout(() => showTip(cell), HOVER_DELAY_MS)
         }}
         onMouseLeave={(event) => {
+          clearTimeout(hover.current)
           // Moving onto the tooltip keeps it, so its text can be selected.
           if ((event.relatedTarget as Element | null)?.closest('.tooltip') == null) setTip(undefined)
         }}

@@ -105,8 +105,8 @@ export function Heartbeats({ status }: { status: EventStatus }) {
               {status.heartbeats.map((heartbeat) => (
                 <tr>
                   <th scope="row">{heartbeat.site}</th>
-                  <td>{shortUtc(heartbeat.sent.trigger_time)}</td>
-                  <td>{heartbeat.received.finished_time === null ? 'not finished' : shortUtc(heartbeat.received.finished_time)}</td>
+                  <td class="when">{shortUtc(heartbeat.sent.trigger_time)}</td>
+                  <td class="when">{heartbeat.received.finished_time === null ? 'not finished' : shortUtc(heartbeat.received.finished_time)}</td>
                   <td class="num">{heartbeat.received.total_data_files}</td>
                   <td class={heartbeat.sent.error === null ? 'wrap muted' : 'wrap error-text'}>{heartbeat.sent.error ?? 'none'}</td>
                 </tr>

@@ -30,6 +30,8 @@ t.test('axe-core finds no serious or critical accessibility violation', async (t
 
 t.test('a screenshot of the main view is saved with the test output', async (t) => {
   const { page } = await dashboardPage(t, { width: 1600, height: 1000 })
+  await page.mouse.move(0, 0)
+  await page.locator('.tooltip').waitFor({ state: 'detached' })
   mkdirSync('.tap/screenshots', { recursive: true })
   await page.screenshot({ path: SCREENSHOT, fullPage: true })
   t.comment(`the main view: ${SCREENSHOT}`)
