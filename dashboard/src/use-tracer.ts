@@ -56,7 +56,7 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
 
   const failed = (failure: unknown) => {
     if (failure instanceof SessionEnded) ended.current(failure)
-    else setError(describe(failure))
+    else setError(`The window could not be read: ${describe(failure)}`)
   }
 
   const debounce = (key: string, ms: number, task: () => void) => {
