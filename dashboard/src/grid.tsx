@@ -157,7 +157,9 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
           const cell = cellOfElement(event.target)
           clearTimeout(hover.current)
           // A short wait, as for a native tooltip: a pointer crossing the grid does not flash every cell.
-          if (cell !== null && cell.dataset.cell !== tip?.id) hover.current = setTimeout(() => showTip(cell), HOVER_DELAY_MS)
+          if (cell === null || cell.dataset.cell === tip?.id) return
+          setTip(undefined)
+          hover.current = setTimeout(() => showTip(cell), HOVER_DELAY_MS)
         }}
         onMouseLeave={(event) => {
           clearTimeout(hover.current)

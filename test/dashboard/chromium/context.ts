@@ -30,16 +30,28 @@ export async function openPage(t: Test, options: { width?: number; height?: numb
   return watched
 }
 
-/** A logged-in page showing the default window, with the audit report and traces it was drawn from. */
+/**
+ * A logged-in page showing the default window, with the audit report and traces it shows. The page
+ * reads the window when it opens and again once the live stream is connected (transitions written
+ * in between would be missed otherwise): this waits for both, so that from here on only the
+ * stream can change what the page shows.
+ */
 export async function dashboardPage(t: Test, options: { width?: number; height?: number } = {}) {
   const watched = await openPage(t, options)
   const { page } = watched
-  const audit = page.waitForResponse((response) => response.url().includes('/v1/event-tracer/audit?'))
-  const callbacks = page.waitForResponse((response) => response.url().includes('/v1/event-tracer/baseband-callbacks?'))
+  const secondRead = (part: string) =>
+    new Promise<Response>((resolve) => {
+      let seen = 0
+      page.on('response', (response) => void (response.url().includes(part) && ++seen === 2 && resolve(response)))
+    })
+  const audit = secondRead('/v1/event-tracer/audit?')
+  const callbacks = secondRead('/v1/event-tracer/baseband-callbacks?')
   await logIn(page, server.url, OPERATOR.username, OPERATOR.password)
+  await page.locator('.stream-live').waitFor()
   const report = (await (await audit).json()) as AuditReport
   const traces = new Map(((await (await callbacks).json()) as BasebandCallback[]).map((callback) => [callback.event_no, callback.trace]))
-  await page.locator('.stream-live').waitFor()
+  // The second read is drawn once its three answers are in: the audited-at time is the report's.
+  await page.locator('.as-of').filter({ hasText: `audited at ${report.generated_at.slice(0, 19).replace('T', ' ')}` }).waitFor()
   return { ...watched, report, traces }
 }
 
