@@ -57,12 +57,10 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
         <main class="content" aria-busy={tracer.loading}>
           <section class="toolbar" aria-label="Time window">
             <WindowPicker choice={choice} onChoose={setChoice} onReload={tracer.reload} />
-            <p class="as-of muted" aria-live="polite">
-              {view === undefined
-                ? tracer.loading
-                  ? 'Reading the audit…'
-                  : ''
-                : `${utc(view.window.start_time_utc)} to ${utc(view.window.end_time_utc)} UTC · audited at ${utc(view.generatedAt)} UTC`}
+            <p class="as-of muted">
+              {view !== undefined &&
+                `${utc(view.window.start_time_utc)} to ${utc(view.window.end_time_utc)} UTC · audited at ${utc(view.generatedAt)} UTC`}
+              {tracer.loading && (view === undefined ? 'Reading the audit…' : ' · reading…')}
             </p>
           </section>
           {tracer.error !== undefined && (

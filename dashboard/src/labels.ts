@@ -1,7 +1,7 @@
 import type { AuditFinding, AuditVerdict } from './api-types.js'
-import { PIPELINE_STAGES, type PipelineStage } from '../../src/domain/trace.js'
+import type { PipelineStage } from '../../src/domain/trace.js'
 
-export { PIPELINE_STAGES, type PipelineStage }
+export type { PipelineStage }
 
 /** What a cell or an event shows: the audit's verdicts, with the page's word for each. */
 export type CellState = AuditVerdict

@@ -20,7 +20,7 @@ const MARKS: readonly [number, string][] = [
 const ROW_HEIGHT = 26
 /** The time axis below the bars: its marks, its label and some air. */
 const AXIS_HEIGHT = 90
-export const COLOURS = { p95: '#a9c8ea', p50: '#1f5fa8', max: '#1b1f24', grid: '#e1e5ea', text: '#1b1f24' }
+const COLOURS = { p95: '#a9c8ea', p50: '#1f5fa8', max: '#1b1f24', grid: '#e1e5ea', text: '#1b1f24' }
 
 export const rowLabel = (row: StageLatencyRow) =>
   row.site === null ? STAGE_LABELS[row.stage] : `${STAGE_LABELS[row.stage]} · ${row.site}`

@@ -1,6 +1,6 @@
 import type { StageLatencyReport } from './api-types.js'
 import { duration } from './format.js'
-import { COLOURS, LatencyChart, rowLabel } from './latency-chart.js'
+import { LatencyChart, rowLabel } from './latency-chart.js'
 
 const seconds = (value: number | null) => (value === null ? '—' : duration(value))
 
@@ -65,4 +65,3 @@ export function LatencySection({ report }: { report: StageLatencyReport }) {
   )
 }
 
-export { COLOURS }
