@@ -59,3 +59,19 @@ export function positionOf(ids: readonly (readonly string[])[], id: string): Pos
   }
   return undefined
 }
+
+/** The grid's tab stop: a cell id, and the row it was reached in (a cell spanning rows is in several). */
+export interface TabStop {
+  id: string
+  row: number
+}
+
+/**
+ * Where the tab stop is now that rows may have come and gone (live updates, filters): in its row if
+ * the id is still there, else wherever the id went, else the first cell.
+ */
+export function tabStopAt(ids: readonly (readonly string[])[], stop: TabStop | undefined): Position {
+  if (stop === undefined) return { row: 0, column: 0 }
+  const column = ids[stop.row]?.indexOf(stop.id) ?? -1
+  return column !== -1 ? { row: stop.row, column } : (positionOf(ids, stop.id) ?? { row: 0, column: 0 })
+}

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { Cell } from './cells.js'
 import { utc, snr } from './format.js'
-import { moveFocus, positionOf, type Position } from './grid-keys.js'
+import { moveFocus, positionOf, tabStopAt, type TabStop } from './grid-keys.js'
 import { classificationCell, stageCell, STAGES, visibleRows, type EventRow, type Filters } from './grid-model.js'
 import { RULE_LABELS, STAGE_LABELS, STATE_LABELS, STATE_MARKS, placeOf } from './labels.js'
 import { Tooltip, type Tip } from './tooltip.js'
@@ -48,7 +48,10 @@ function findingLines(cell: Cell, withPlace: boolean): string[] {
  */
 export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
   const [newestFirst, setNewestFirst] = useState(true)
-  const [active, setActive] = useState<Position>({ row: 0, column: 0 })
+  // The tab stop, by cell id (rows come and go with live updates and filters), and the row it was
+  // reached in (a cell spanning an event's rows is in several).
+  const [active, setActive] = useState<TabStop | undefined>()
+  const moving = useRef<TabStop | undefined>(undefined)
   const [tip, setTip] = useState<Tip | undefined>()
   const table = useRef<HTMLTableElement>(null)
   const hover = useRef<ReturnType<typeof setTimeout> | undefined>(undefined)
@@ -65,7 +68,7 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
       ),
     [shown]
   )
-  const at = matrix[active.row]?.[active.column] === undefined ? { row: 0, column: 0 } : active
+  const at = tabStopAt(matrix, active)
   const activeId = matrix[at.row]?.[at.column]
 
   const cellOfElement = (element: EventTarget | null) => (element as HTMLElement | null)?.closest<HTMLElement>('[data-cell]') ?? null
@@ -87,14 +90,17 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
     const next = moveFocus(matrix, at, event.key, event.ctrlKey || event.metaKey)
     if (next === undefined) return
     event.preventDefault()
-    setActive(next)
-    table.current?.querySelector<HTMLElement>(`[data-cell="${matrix[next.row]![next.column]}"]`)?.focus()
+    moving.current = { id: matrix[next.row]![next.column]!, row: next.row }
+    setActive(moving.current)
+    table.current?.querySelector<HTMLElement>(`[data-cell="${moving.current.id}"]`)?.focus()
   }
   const onFocusIn = (event: FocusEvent) => {
     const cell = cellOfElement(event.target)
     if (cell === null) return
     const id = cell.dataset.cell!
-    if (activeId !== id) setActive(positionOf(matrix, id) ?? at)
+    // Reached by the arrow keys: already the tab stop. By a click or Tab: it becomes the tab stop.
+    if (moving.current?.id !== id) setActive({ id, row: positionOf(matrix, id)?.row ?? 0 })
+    moving.current = undefined
     showTip(cell)
   }
   const showTip = (cell: HTMLElement) => {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { moveFocus, positionOf } from '../../../dashboard/src/grid-keys.js'
+import { moveFocus, positionOf, tabStopAt } from '../../../dashboard/src/grid-keys.js'
 
 // Two events: event 1 with two sites (its first column spans both rows), event 2 with one.
 const ids = [
@@ -34,4 +34,12 @@ t.test('a cell’s position is its first row', async (t) => {
   t.strictSame(positionOf(ids, '1'), at(0, 0))
   t.strictSame(positionOf(ids, '1:b:y'), at(1, 2))
   t.equal(positionOf(ids, 'nope'), undefined)
+})
+
+t.test('the tab stop follows its cell when rows come and go', async (t) => {
+  t.strictSame(tabStopAt(ids, undefined), at(0, 0), 'the first cell at first')
+  t.strictSame(tabStopAt(ids, { id: '1', row: 1 }), at(1, 0), 'a spanning cell keeps the row it was reached in')
+  const newEventOnTop = [['3', '3:a:x', '3:a:y'], ...ids]
+  t.strictSame(tabStopAt(newEventOnTop, { id: '1:b:y', row: 1 }), at(2, 2), 'moved down with its row')
+  t.strictSame(tabStopAt([ids[2]!], { id: '1:b:y', row: 1 }), at(0, 0), 'filtered away: the first cell')
 })
