@@ -30,21 +30,30 @@ export function windowAt(choice: WindowChoice, now: number): Window {
 export const windowQuery = (window: Window) =>
   `start_time_utc=${encodeURIComponent(window.start_time_utc)}&end_time_utc=${encodeURIComponent(window.end_time_utc)}`
 
-/** `YYYY-MM-DDTHH:MM` of a datetime-local input, read as UTC; undefined when empty or malformed. */
+const INPUT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/
+
+/**
+ * A bound typed as the page shows times, read as UTC: `YYYY-MM-DD HH:MM[:SS]` (or with `T`), or a
+ * date alone for its midnight. Undefined when it is not one, or names no real time (`02-30`, `25:00`).
+ */
 export function fromInput(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(value)) return undefined
-  const time = Date.parse(`${value}Z`)
-  // Date.parse rolls 2026-02-30 over into March; a real date reads back as it was written.
-  return Number.isNaN(time) || toInput(time) !== value.slice(0, 16) ? undefined : time
+  const match = INPUT.exec(value.trim())
+  if (match === null) return undefined
+  const [year, month, day, hour = 0, minute = 0, second = 0] = match.slice(1).map((part) => (part === undefined ? undefined : Number(part)))
+  const time = Date.UTC(year!, month! - 1, day!, hour, minute, second)
+  const back = new Date(time)
+  // Date.UTC rolls 2026-02-30 over into March; a real time reads back as it was written.
+  const real = back.getUTCDate() === day && back.getUTCMonth() === month! - 1 && back.getUTCHours() === hour && back.getUTCMinutes() === minute
+  return real && second < 60 ? time : undefined
 }
 
-/** A time as a datetime-local input shows it, in UTC to the minute. */
-export const toInput = (time: number) => new Date(time).toISOString().slice(0, 16)
+/** A time as the bound inputs show it: UTC, to the minute, as the rest of the page writes times. */
+export const toInput = (time: number) => new Date(time).toISOString().slice(0, 16).replace('T', ' ')
 
 /** Why two bounds do not make a window, or undefined when they do. */
 export function customWindowProblem(start: number | undefined, end: number | undefined): string | undefined {
-  if (start === undefined) return 'Give the start of the window as a date and time (UTC).'
-  if (end === undefined) return 'Give the end of the window as a date and time (UTC).'
+  if (start === undefined) return 'Give the start of the window as YYYY-MM-DD HH:MM, in UTC.'
+  if (end === undefined) return 'Give the end of the window as YYYY-MM-DD HH:MM, in UTC.'
   if (end <= start) return 'The end of the window must be after its start.'
   return undefined
 }

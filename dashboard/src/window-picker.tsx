@@ -43,9 +43,9 @@ export function WindowPicker({ choice, onChoose, onReload }: WindowPickerProps) 
       {custom && (
         <>
           <label for="from">From (UTC)</label>
-          <input id="from" type="datetime-local" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+          <input id="from" class="bound" placeholder="YYYY-MM-DD HH:MM" spellcheck={false} value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
           <label for="to">To (UTC)</label>
-          <input id="to" type="datetime-local" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+          <input id="to" class="bound" placeholder="YYYY-MM-DD HH:MM" spellcheck={false} value={to} onInput={(e) => setTo(e.currentTarget.value)} />
           <button type="submit">Apply</button>
         </>
       )}

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { dashboardPage } from './context.js'
+import { dashboardPage, NOW } from './context.js'
 
 t.test('filters by verdict and by site', async (t) => {
   const { page, report } = await dashboardPage(t)
@@ -28,4 +28,24 @@ t.test('filters by verdict and by site', async (t) => {
   } else {
     t.equal(await page.locator('tbody.event').count(), report.summary.contradiction)
   }
+})
+
+t.test('a window between two times typed in UTC; a bound that is no time is refused in words', async (t) => {
+  const { page } = await dashboardPage(t)
+  await page.getByLabel('Window', { exact: true }).selectOption('custom')
+  await page.getByLabel('From (UTC)').fill('2026-02-30 10:00')
+  await page.getByRole('button', { name: 'Apply' }).click()
+  t.equal(await page.getByRole('alert').innerText(), 'Give the start of the window as YYYY-MM-DD HH:MM, in UTC.')
+
+  const start = new Date(NOW - 3 * 86_400_000).toISOString().slice(0, 16)
+  const end = new Date(NOW - 86_400_000).toISOString().slice(0, 16)
+  await page.getByLabel('From (UTC)').fill(start.replace('T', ' '))
+  await page.getByLabel('To (UTC)').fill(end)
+  const audit = page.waitForResponse((response) => response.url().includes('/v1/event-tracer/audit?'))
+  await page.getByRole('button', { name: 'Apply' }).click()
+  const query = new URL((await audit).url()).searchParams
+  t.equal(query.get('start_time_utc'), `${start}:00.000Z`)
+  t.equal(query.get('end_time_utc'), `${end}:00.000Z`)
+  await page.locator('.as-of').filter({ hasText: `${start.replace('T', ' ')}:00 to ${end.replace('T', ' ')}:00 UTC` }).waitFor()
+  t.equal(await page.getByRole('alert').count(), 0, 'the refusal is gone')
 })

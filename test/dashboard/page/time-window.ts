@@ -10,12 +10,18 @@ t.test('a span ends now; fixed bounds stay fixed', async (t) => {
   t.strictSame(windowAt(fixed, now), windowAt(fixed, now + 86_400_000))
 })
 
-t.test('the bounds of the inputs are read as UTC', async (t) => {
+t.test('the bounds typed are read as UTC, written as the page writes times', async (t) => {
+  t.equal(fromInput('2026-03-01 12:30'), now)
   t.equal(fromInput('2026-03-01T12:30'), now)
-  t.equal(fromInput('2026-03-01T12:30:15'), now + 15_000)
-  t.equal(toInput(now), '2026-03-01T12:30')
+  t.equal(fromInput(' 2026-03-01 12:30:15 '), now + 15_000)
+  t.equal(fromInput('2026-03-01'), Date.UTC(2026, 2, 1), 'a date alone is its midnight')
+  t.equal(toInput(now), '2026-03-01 12:30')
+  t.equal(fromInput(toInput(now)), now, 'what is shown reads back')
   t.equal(fromInput(''), undefined)
-  t.equal(fromInput('2026-02-30T10:00'), undefined, 'an impossible date')
+  t.equal(fromInput('2026-02-30 10:00'), undefined, 'an impossible date')
+  t.equal(fromInput('2026-03-01 24:00'), undefined, 'an impossible hour')
+  t.equal(fromInput('2026-03-01 12:60'), undefined)
+  t.equal(fromInput('2026-03-01 12:30:60'), undefined)
   t.equal(fromInput('yesterday'), undefined)
 })
 
