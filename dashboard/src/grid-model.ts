@@ -61,6 +61,14 @@ export function applyTransition(rows: readonly EventRow[], transition: StreamedT
   return next
 }
 
+/**
+ * A window read while transitions arrived: its answers may predate some of them, so they are
+ * applied again (a value set twice is the same value).
+ */
+export function reapply(rows: EventRow[], transitions: readonly StreamedTransition[]): EventRow[] {
+  return transitions.reduce((current, transition) => applyTransition(current, transition) ?? current, rows)
+}
+
 /** The event's new audit record in place of the old one, and the window's summary moved with it. */
 export function replaceAudit(
   rows: readonly EventRow[],

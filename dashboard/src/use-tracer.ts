@@ -3,7 +3,7 @@ import { readAudit, readLatency, readWindow } from './api.js'
 import type { AuditSummary, StageLatencyReport, StreamedTransition } from './api-types.js'
 import { streamDeps } from './browser.js'
 import { ApiError, describe, SessionEnded } from './errors.js'
-import { applyTransition, joinWindow, replaceAudit, type EventRow } from './grid-model.js'
+import { applyTransition, joinWindow, reapply, replaceAudit, type EventRow } from './grid-model.js'
 import type { Session } from './session.js'
 import { TraceStream, type StreamState } from './stream.js'
 import { windowAt, type Window, type WindowChoice } from './time-window.js'
@@ -21,6 +21,8 @@ const REAUDIT_MS = 60_000
 const EVENT_DEBOUNCE_MS = 250
 const NEW_EVENT_DEBOUNCE_MS = 1000
 const LATENCY_DEBOUNCE_MS = 5000
+/** Transitions kept to apply again to a read that was under way when they came. */
+const KEPT_TRANSITIONS = 1000
 
 export interface Tracer {
   view: WindowView | undefined
@@ -46,6 +48,8 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   const current = useRef<WindowView | undefined>(undefined)
   const generation = useRef(0)
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>())
+  const received = useRef<{ seq: number; transition: StreamedTransition }[]>([])
+  const seq = useRef(0)
   const ended = useRef(onSessionEnded)
   ended.current = onSessionEnded
 
@@ -69,17 +73,20 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
 
   const load = async () => {
     const mine = ++generation.current
+    const since = seq.current
     setLoading(true)
     try {
       const data = await readWindow(session, windowAt(choice, Date.now()))
       if (mine !== generation.current) return
+      const late = received.current.filter((entry) => entry.seq > since).map((entry) => entry.transition)
       commit({
         window: data.window,
         generatedAt: data.report.generated_at,
         summary: data.report.summary,
-        rows: joinWindow(data.report, data.callbacks),
+        rows: reapply(joinWindow(data.report, data.callbacks), late),
         latency: data.latency
       })
+      for (const { event_no } of late) debounce(`event-${event_no}`, EVENT_DEBOUNCE_MS, () => void reaudit(event_no))
       setError(undefined)
     } catch (failure) {
       if (mine === generation.current) failed(failure)
@@ -116,6 +123,8 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   }
 
   const onTransition = (transition: StreamedTransition) => {
+    received.current.push({ seq: ++seq.current, transition })
+    if (received.current.length > KEPT_TRANSITIONS) received.current.shift()
     setChanges((seen) => new Map(seen).set(transition.event_no, (seen.get(transition.event_no) ?? 0) + 1))
     const shown = current.current
     if (shown === undefined) return

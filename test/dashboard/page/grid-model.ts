@@ -3,6 +3,7 @@ import {
   applyTransition,
   classificationCell,
   joinWindow,
+  reapply,
   parseKey,
   replaceAudit,
   sitesOf,
@@ -85,4 +86,16 @@ t.test('filters keep events of a verdict, and of a site with only that site’s 
   t.strictSame(shown({ verdict: 'all', site: 'kko' }), [[1, ['kko']], [2, ['kko']]])
   t.strictSame(shown({ verdict: 'contradiction', site: 'all' }), [])
   t.strictSame(shown({ verdict: 'all', site: 'hco' }), [])
+})
+
+t.test('transitions that came while the window was read are applied to what it read', async (t) => {
+  const late = [
+    { event_no: 2, key: 'stages/baseband_conversion/sites/kko', from: 'incomplete', to: 'complete' as const, at: 500, by: 'pipeline' },
+    { event_no: 99, key: 'stages/tsar_classification', from: null, to: 'complete' as const, at: 501, by: 'pipeline' }
+  ]
+  const read = reapply(rows(), late)
+  t.equal(stageCell(read[1]!, 'kko', 'baseband_conversion').state, 'complete')
+  t.equal(read[1]!.stale, true, 'its event’s audit record is read again')
+  t.equal(read.length, 2, 'an event the read does not hold is left out')
+  t.strictSame(reapply(rows(), []), rows())
 })
