@@ -1,7 +1,8 @@
 /**
  * `npm run screenshot`: regenerates docs/dashboard.png, the README's picture of the dashboard, from
- * the demo data set of a first start. The pipeline then catches up on a few stages through the API,
- * so the stage-latency chart and an event's history have something to show.
+ * the demo data set of a first start. The pipeline then completes the next stage at each site of
+ * the window's first eight events through the API, some of them against what the datatrail says, so the
+ * stage-latency chart, an event's history and the contradiction state all have something to show.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
