@@ -3,6 +3,7 @@ import Fastify, { type FastifyHttpOptions, type FastifyInstance } from 'fastify'
 import type { Server } from 'node:http'
 import fp from 'fastify-plugin'
 import authRoutes from '../plugins/auth.js'
+import dashboard, { builtDashboard } from '../plugins/dashboard.js'
 import eventRoutes from '../plugins/events.js'
 import serviceRoutes from '../plugins/service.js'
 import tracerRoutes from '../plugins/tracer.js'
@@ -47,6 +48,8 @@ export interface AppOptions {
   logStream?: LogStream
   /** The clock of the routes (ms since the epoch); Date.now unless a test sets the time. */
   now?: () => number
+  /** The built dashboard: dist/dashboard unless a test serves another folder. */
+  dashboardRoot?: string
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
@@ -88,7 +91,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 }
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
-async function app(fastify: FastifyInstance, { config, store, now = Date.now }: AppOptions) {
+async function app(fastify: FastifyInstance, { config, store, now = Date.now, dashboardRoot }: AppOptions) {
   fastify.decorate('config', config)
   fastify.decorate('store', store)
   fastify.decorate('clock', now)
@@ -110,6 +113,7 @@ async function app(fastify: FastifyInstance, { config, store, now = Date.now }: 
   await fastify.register(authRoutes, { prefix: '/auth' })
   await fastify.register(eventRoutes, { prefix: '/v1/events' })
   await fastify.register(tracerRoutes, { prefix: '/v1/event-tracer' })
+  await fastify.register(dashboard, { root: dashboardRoot ?? builtDashboard() })
 }
 
 export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })

@@ -37,7 +37,7 @@ const PASSWORD_NOT_APPLIED =
   'TRACER_ADMIN_PASSWORD was not applied: the store already has users. ' +
   'To set it: npm run tracer -- users passwd admin --password-stdin'
 
-const DEMO = { events: 2000, days: 30, seed: 1 }
+export const DEMO = { events: 2000, days: 30, seed: 1 }
 
 /**
  * A new embedded store outside production gets a small demo data set, so a new user's first

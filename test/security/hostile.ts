@@ -10,6 +10,7 @@ import type { Test } from 'tap'
 import { appPlugin, serverOptions } from '../../src/app.js'
 import type { ConfigInput } from '../../src/config.js'
 import { openStore } from '../../src/store/open.js'
+import { builtDashboardFixture } from '../dashboard/assets.js'
 import { expiredToken, testConfig, userWithTokens } from '../helper.js'
 
 /** One seed for every property of the security suites; FC_SEED=... replays another run. */
@@ -50,7 +51,8 @@ export async function securityApp(t: Test, env: ConfigInput = {}): Promise<Secur
       seen.add(key)
     }
   })
-  await app.register(appPlugin, { config, store: await openStore(config) })
+  // The dashboard's routes serve a stand-in build, so these suites do not depend on `npm run build`.
+  await app.register(appPlugin, { config, store: await openStore(config), dashboardRoot: builtDashboardFixture(t) })
   await app.ready()
   t.teardown(() => app.close())
   const writerPair = await userWithTokens(app, 'pipeline', 'writer')
@@ -95,6 +97,9 @@ const exceptionsByStatus: Record<number, readonly string[]> = {
 
 const pathOf = (url: string) => url.split('?', 1)[0] ?? url
 
+/** Pages for browsers rather than API: the interactive docs, and the dashboard with `/` leading to it. */
+const isPage = (path: string) => path.startsWith('/docs') || path === '/' || path === '/dashboard' || path.startsWith('/dashboard/')
+
 /** The path the router sees: inject resolves dot segments (`/%2e%2e/docs` is `/docs`) as a URL parser does. */
 function normalizedPath(url: string): string {
   try {
@@ -107,14 +112,15 @@ function normalizedPath(url: string): string {
 /**
  * Why `answer` breaks the contract, or undefined when it keeps it: a 2xx, or a 4xx whose body is
  * exactly the envelope with the exception of its status (plus `valid: false` on a 401 from GET
- * /auth/verify). Never a 5xx, never a stack. Redirects and 304 only from the static docs.
+ * /auth/verify). Never a 5xx, never a stack. Redirects and 304 only from the static docs and the
+ * dashboard's pages.
  */
 export function contractViolation(request: HostileRequest, answer: Answer): string | undefined {
   const { statusCode } = answer
   const path = normalizedPath(request.url)
   if (statusCode >= 200 && statusCode < 300) {
-    // The API answers JSON (the docs and /metrics are pages and text).
-    if (request.method === 'HEAD' || statusCode === 204 || path.startsWith('/docs') || path === '/metrics') return undefined
+    // The API answers JSON (the docs, the dashboard and /metrics are pages and text).
+    if (request.method === 'HEAD' || statusCode === 204 || isPage(path) || path === '/metrics') return undefined
     // The live stream: server-sent events, which open with a comment line.
     if (String(answer.headers['content-type']).startsWith('text/event-stream')) {
       return answer.body.startsWith(': ') ? undefined : `an event stream that opens with ${JSON.stringify(answer.body.slice(0, 100))}`
@@ -127,11 +133,13 @@ export function contractViolation(request: HostileRequest, answer: Answer): stri
     }
   }
   if (statusCode >= 300 && statusCode < 400) {
-    return path.startsWith('/docs') ? undefined : `${statusCode} outside the docs`
+    return isPage(path) ? undefined : `${statusCode} outside the docs and the dashboard`
   }
   if (/\n\s+at .+\(|node_modules|\.[jt]s:\d+/.test(answer.body)) return `a stack trace or source path leaked: ${answer.body.slice(0, 300)}`
   if (statusCode >= 500) return `${statusCode}: ${answer.body.slice(0, 300)}`
-  const allowed = exceptionsByStatus[statusCode]
+  // Static files (docs, dashboard) honour Range and preconditions: an unsatisfiable one is 416 or 412.
+  const staticStatus = isPage(path) && (statusCode === 412 || statusCode === 416)
+  const allowed = staticStatus ? ['BadRequest'] : exceptionsByStatus[statusCode]
   if (allowed === undefined) return `status ${statusCode} is not one the contract knows`
   const type = String(answer.headers['content-type'] ?? '')
   if (!type.startsWith('application/json')) return `${statusCode} with content-type ${type}`

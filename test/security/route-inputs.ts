@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check'
 import { CLASSIFICATION_STAGE, STAGES, VERDICTS, type Sites } from '../../src/vocabulary.js'
+import { BUILT } from '../dashboard/assets.js'
 import {
   authorizations,
   contentTypes,
@@ -112,6 +113,14 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     )
     .map((file) => `/docs/static/${file}`)
 
+  const dashboardFile = fc
+    .oneof(
+      { weight: 3, arbitrary: fc.constantFrom('', 'index.html', 'favicon.svg', BUILT.script, BUILT.style) },
+      { weight: 1, arbitrary: fc.constantFrom('nope.js', 'src/session.js', 'src%2Fsession.js', '..%2F..%2Fpackage.json', '%2e%2e/%2e%2e/package.json', '../../../../etc/passwd', '%00', 'x%00.js', '.%2e/.%2e/index.html', '%2F', 'index.html/') },
+      { weight: 1, arbitrary: fc.string({ maxLength: 20 }).map(safeEncode) }
+    )
+    .map((file) => `/dashboard/${file}`)
+
   const event = fc.record(
     {
       event_no: fc.integer({ min: 0, max: 20 }),
@@ -162,6 +171,9 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     '/docs/static/*': { path: docsStatic },
     '/docs/json': constant('/docs/json'),
     '/docs/yaml': constant('/docs/yaml'),
+    '/': constant('/'),
+    '/dashboard': constant('/dashboard'),
+    '/dashboard/*': { path: dashboardFile },
     '/version': constant('/version'),
     '/health': constant('/health'),
     '/ready': constant('/ready'),

@@ -1,0 +1,93 @@
+import { useMemo, useRef, useState } from 'preact/hooks'
+import type { SessionEnded } from './errors.js'
+import { EventPanel } from './event-panel.js'
+import { Filters } from './filters.js'
+import { Grid } from './grid.js'
+import { sitesOf, type Filters as FilterValues } from './grid-model.js'
+import { LatencySection } from './latency.js'
+import { Legend } from './legend.js'
+import type { Session } from './session.js'
+import { StreamStatus } from './stream-status.js'
+import { DEFAULT_PRESET, type WindowChoice } from './time-window.js'
+import { useTracer } from './use-tracer.js'
+import { WindowPicker } from './window-picker.js'
+import { utc } from './format.js'
+
+interface DashboardProps {
+  session: Session
+  /** Log out (no message) or return to the login form saying why the session ended. */
+  onEnd: (message?: string) => void
+}
+
+export function Dashboard({ session, onEnd }: DashboardProps) {
+  const [choice, setChoice] = useState<WindowChoice>({ preset: DEFAULT_PRESET })
+  const [filters, setFilters] = useState<FilterValues>({ verdict: 'all', site: 'all' })
+  const [open, setOpen] = useState<number | undefined>()
+  const returnFocus = useRef<HTMLElement | null>(null)
+  const tracer = useTracer(session, choice, (ended: SessionEnded) => onEnd(ended.message))
+  const { view } = tracer
+  const sites = useMemo(() => sitesOf(view?.rows ?? []), [view?.rows])
+
+  const openEvent = (eventNo: number, from: HTMLElement | null) => {
+    returnFocus.current = from
+    setOpen(eventNo)
+  }
+  const closePanel = () => {
+    setOpen(undefined)
+    const target = returnFocus.current
+    if (target?.isConnected === true) target.focus()
+    else document.querySelector<HTMLElement>('.grid [tabindex="0"]')?.focus()
+  }
+
+  return (
+    <div class="shell">
+      <header class="top">
+        <h1>
+          frb-tracer <span class="muted">· baseband callbacks</span>
+        </h1>
+        <StreamStatus state={tracer.stream} />
+        <span class="who">
+          Logged in as <strong>{session.username}</strong>
+        </span>
+        <button type="button" onClick={() => onEnd()}>
+          Log out
+        </button>
+      </header>
+      <div class={open === undefined ? 'layout' : 'layout with-panel'}>
+        <main class="content" aria-busy={tracer.loading}>
+          <section class="toolbar" aria-label="Time window">
+            <WindowPicker choice={choice} onChoose={setChoice} onReload={tracer.reload} />
+            <p class="as-of muted">
+              {view !== undefined &&
+                `${utc(view.window.start_time_utc)} to ${utc(view.window.end_time_utc)} UTC · audited at ${utc(view.generatedAt)} UTC`}
+              {tracer.loading && (view === undefined ? 'Reading the audit…' : ' · reading…')}
+            </p>
+          </section>
+          {tracer.error !== undefined && (
+            <p class="error banner" role="alert">
+              {tracer.error}
+            </p>
+          )}
+          {view !== undefined && (
+            <>
+              <Filters summary={view.summary} sites={sites} filters={filters} onChange={setFilters} />
+              <Legend />
+              <Grid rows={view.rows} filters={filters} openEvent={open} onOpen={openEvent} />
+              <LatencySection report={view.latency} />
+            </>
+          )}
+        </main>
+        {open !== undefined && (
+          <EventPanel
+            session={session}
+            eventNo={open}
+            row={view?.rows.find((row) => row.audit.event_no === open)}
+            changes={tracer.changes.get(open) ?? 0}
+            onClose={closePanel}
+            onSessionEnded={(ended) => onEnd(ended.message)}
+          />
+        )}
+      </div>
+    </div>
+  )
+}

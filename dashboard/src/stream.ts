@@ -1,0 +1,139 @@
+import { createParser } from 'eventsource-parser'
+import type { StreamedTransition } from './api-types.js'
+import { apiError, describe, SessionEnded } from './errors.js'
+
+export const STREAM_PATH = '/v1/event-tracer/stream'
+
+export type StreamState =
+  | { kind: 'connecting' }
+  | { kind: 'live' }
+  /** Disconnected; the next attempt starts at `retryAt` (ms since the epoch). */
+  | { kind: 'waiting'; retryAt: number; reason: string }
+  | { kind: 'stopped' }
+
+const isTransition = (value: unknown): value is StreamedTransition => {
+  const t = value as Partial<StreamedTransition> | null
+  return (
+    typeof t === 'object' &&
+    t !== null &&
+    typeof t.event_no === 'number' &&
+    typeof t.key === 'string' &&
+    (t.to === 'complete' || t.to === 'incomplete') &&
+    typeof t.at === 'number'
+  )
+}
+
+/**
+ * Reads the bytes of the stream as they come, in chunks cut anywhere: every `event: transition`
+ * message whose data is a transition goes to `onTransition`. Keep-alive comments, other events and
+ * data that is not a transition are skipped.
+ */
+export function transitionParser(onTransition: (transition: StreamedTransition) => void) {
+  return createParser({
+    onEvent(message) {
+      if (message.event !== 'transition') return
+      let data: unknown
+      try {
+        data = JSON.parse(message.data)
+      } catch {
+        return
+      }
+      if (isTransition(data)) onTransition(data)
+    }
+  })
+}
+
+const FIRST_RETRY_MS = 1000
+const LONGEST_RETRY_MS = 30_000
+
+/** Exponential backoff with jitter (half to all of the step), so that many pages do not return at once. */
+export function retryDelay(attempt: number, random: () => number): number {
+  const step = Math.min(LONGEST_RETRY_MS, FIRST_RETRY_MS * 2 ** attempt)
+  return Math.round(step * (0.5 + random() / 2))
+}
+
+export interface StreamDeps {
+  fetch: (path: string, init: RequestInit) => Promise<Response>
+  now: () => number
+  random: () => number
+  /** Resolves after `ms`, or early when `signal` aborts. */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>
+}
+
+export interface StreamHandlers {
+  onTransition: (transition: StreamedTransition) => void
+  onState: (state: StreamState) => void
+  /** Connected (again): transitions written while not connected were missed, so read afresh. */
+  onConnected: () => void
+  /** The session is over; the stream has stopped. */
+  onSessionEnded: (error: SessionEnded) => void
+}
+
+/**
+ * Follows the live stream with fetch (the token goes in the Authorization header, which
+ * EventSource cannot send), reconnecting with backoff until stopped.
+ */
+export class TraceStream {
+  private readonly abort = new AbortController()
+
+  constructor(
+    private readonly deps: StreamDeps,
+    private readonly handlers: StreamHandlers
+  ) {}
+
+  start(): this {
+    void this.run()
+    return this
+  }
+
+  stop(): void {
+    if (this.abort.signal.aborted) return
+    this.abort.abort()
+    this.handlers.onState({ kind: 'stopped' })
+  }
+
+  private async run(): Promise<void> {
+    const { signal } = this.abort
+    const parser = transitionParser((transition) => this.handlers.onTransition(transition))
+    for (let attempt = 0; !signal.aborted; ) {
+      this.handlers.onState({ kind: 'connecting' })
+      let reason: string
+      try {
+        const response = await this.deps.fetch(STREAM_PATH, { signal, headers: { accept: 'text/event-stream' } })
+        if (!response.ok || response.body === null) throw await apiError(response)
+        attempt = 0
+        parser.reset()
+        this.handlers.onState({ kind: 'live' })
+        this.handlers.onConnected()
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(chunk.value)
+        reason = 'The stream was closed by the service.'
+      } catch (error) {
+        if (signal.aborted) return
+        if (error instanceof SessionEnded) {
+          this.stop()
+          this.handlers.onSessionEnded(error)
+          return
+        }
+        reason = describe(error)
+      }
+      if (signal.aborted) return
+      const delay = retryDelay(attempt++, this.deps.random)
+      this.handlers.onState({ kind: 'waiting', retryAt: this.deps.now() + delay, reason })
+      await this.deps.sleep(delay, signal)
+    }
+  }
+}
+
+/** setTimeout as a promise that an abort ends early. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+  })
+}

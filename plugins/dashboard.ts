@@ -1,0 +1,76 @@
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { serviceUnavailable } from '../src/app-error.js'
+
+export interface DashboardOptions {
+  /** The folder `npm run build` writes the page to (dist/dashboard). */
+  root: string
+}
+
+/** Where the build puts the page, next to the compiled plugins (dist/plugins → dist/dashboard). */
+export const builtDashboard = () => fileURLToPath(new URL('../dashboard/', import.meta.url))
+
+/**
+ * The page may load its own scripts, styles, images and fonts, call its own origin, and nothing
+ * else: no inline script or style, no other origin, no form posts, no framing.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'"
+].join('; ')
+
+/** Built assets carry a content hash in their names, so they never change under one name. */
+const HASHED = /-[A-Z0-9]{8}\.(js|css|map)$/
+
+const hidden = { schema: { hide: true } }
+
+/**
+ * The operator dashboard at /dashboard/, and / redirecting to it. The routes are pages, not API:
+ * they stay out of openapi.yaml. Without the built assets every page route answers 503 saying how
+ * to build them.
+ */
+async function dashboard(fastify: FastifyInstance, { root }: DashboardOptions) {
+  const toDashboard = (_request: unknown, reply: FastifyReply) => reply.redirect('/dashboard/', 302)
+  fastify.get('/', hidden, toDashboard)
+  fastify.get('/dashboard', hidden, toDashboard)
+
+  await fastify.register(async (page) => {
+    page.addHook('onRequest', async (_request, reply) => {
+      reply.header('content-security-policy', DASHBOARD_CSP)
+    })
+    if (!existsSync(join(root, 'index.html'))) {
+      const missing = async () => {
+        throw serviceUnavailable('The dashboard is not built: run `npm run build`, then start the service again.')
+      }
+      // The routes @fastify/static would add: `/dashboard/*` also matches `/dashboard/`.
+      page.get('/dashboard/*', hidden, missing)
+      return
+    }
+    await page.register(fastifyStatic, {
+      root,
+      prefix: '/dashboard/',
+      decorateReply: false,
+      schemaHide: true,
+      index: 'index.html',
+      // Only the page's own files at the top of the folder: the compiler's output of the page's
+      // sources (used by the unit tests) lives in subfolders and is not served.
+      allowedPath: (pathName) => !pathName.slice(1).includes('/'),
+      cacheControl: false,
+      setHeaders: (reply, path) => {
+        reply.header('cache-control', HASHED.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache')
+      }
+    })
+  })
+}
+
+export default dashboard

@@ -1,0 +1,12 @@
+// One tap process per group of suites: the page's logic in Node, then the page itself in Chromium.
+import t from 'tap'
+import './dashboard/page/cells.js'
+import './dashboard/page/grid-model.js'
+import './dashboard/page/grid-keys.js'
+import './dashboard/page/time-window.js'
+import './dashboard/page/session.js'
+import './dashboard/page/stream.js'
+import { chromiumInstalled, INSTALL_HINT } from './dashboard/browser.js'
+
+if (chromiumInstalled()) await import('./dashboard/in-chromium.js')
+else t.test('the dashboard in Chromium', { skip: INSTALL_HINT }, () => {})

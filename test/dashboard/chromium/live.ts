@@ -1,0 +1,41 @@
+import t from 'tap'
+import { updateTrace } from '../fixture.js'
+import { dashboardPage, eventGroup, server, stageCellOf } from './context.js'
+import { memberOf, pick, STAGES, traceValue } from './pick.js'
+
+const LIVE_MS = 2000
+
+t.test('a write through the API changes its cell within 2 s, without navigation', async (t) => {
+  const { page, report } = await dashboardPage(t)
+  let navigations = 0
+  page.on('framenavigated', (frame) => void (frame === page.mainFrame() && navigations++))
+  await page.evaluate('window.sameDocument = true')
+  const { event, site } = await pick(report, (_event, at, status) => traceValue(status, STAGES[0], at) !== 'complete')
+  const cell = stageCellOf(page, event.event_no, site, STAGES[0])
+  t.notMatch(await cell.innerText(), /✓ complete/)
+
+  const written = Date.now()
+  await updateTrace(server, { event: event.event_no, site, stage: STAGES[0], status: 'complete' })
+  await cell.filter({ hasText: '✓ complete' }).waitFor({ timeout: LIVE_MS })
+  t.ok(Date.now() - written < LIVE_MS, `shown ${Date.now() - written} ms after the write`)
+  t.equal(navigations, 0, 'no navigation')
+  t.equal(await page.evaluate('window.sameDocument'), true, 'the same document')
+})
+
+t.test('a contradiction written by the pipeline turns the event’s verdict within 2 s', async (t) => {
+  const { page, report } = await dashboardPage(t)
+  const { event, site } = await pick(
+    report,
+    (candidate, at, status) =>
+      candidate.verdict !== 'contradiction' && traceValue(status, STAGES[2], at) !== 'complete' && memberOf(status, at)?.registered !== true
+  )
+  const verdict = eventGroup(page, event.event_no).locator('td.verdict')
+  const tile = page.locator('.tile-contradiction .count')
+  const before = Number(await tile.innerText())
+
+  // Registered in the trace, not in the datatrail: two records disagree.
+  await updateTrace(server, { event: event.event_no, site, stage: STAGES[2], status: 'complete' })
+  await verdict.filter({ hasText: 'contradiction' }).waitFor({ timeout: LIVE_MS })
+  t.match(await stageCellOf(page, event.event_no, site, STAGES[2]).innerText(), 'contradiction')
+  t.equal(Number(await tile.innerText()), before + 1, 'the summary counts it')
+})
