@@ -1,6 +1,6 @@
 import type { Actions } from '../../schemas/events.js'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { DatatrailRecord, EventRecord, TraceRecord } from '../domain/records.js'
+import type { DatatrailRecord, EventRecord, FeedTransition, TraceRecord } from '../domain/records.js'
 import type { Sites } from '../vocabulary.js'
 import { demoLayout, type DemoLayout } from './layout.js'
 import { demoDatatrail, demoHeartbeats, demoTrace, type PartsContext } from './parts.js'
@@ -20,11 +20,13 @@ export interface DemoBatch {
   traces: TraceRecord[]
   datatrail: DatatrailRecord[]
   heartbeats: HeartbeatInput[]
+  /** The history of the traces: each complete key's change from incomplete, when the pipeline made it. */
+  transitions: FeedTransition[]
   /** Events of the batch that ask for baseband data. */
   baseband: number
 }
 
-export const emptyBatch = (): DemoBatch => ({ events: [], traces: [], datatrail: [], heartbeats: [], baseband: 0 })
+export const emptyBatch = (): DemoBatch => ({ events: [], traces: [], datatrail: [], heartbeats: [], transitions: [], baseband: 0 })
 
 export interface GeneratorOptions {
   events: number
@@ -67,7 +69,7 @@ export class DemoGenerator {
 
   /** Refills `batch` with the next `count` events (fewer at the end) and their parts. */
   next(count: number, batch: DemoBatch): void {
-    batch.events.length = batch.traces.length = batch.datatrail.length = batch.heartbeats.length = 0
+    batch.events.length = batch.traces.length = batch.datatrail.length = batch.heartbeats.length = batch.transitions.length = 0
     batch.baseband = 0
     const end = Math.min(this.index + count, this.options.events)
     for (; this.index < end; this.index++) this.event(batch)
@@ -84,7 +86,8 @@ export class DemoGenerator {
     const baseband = random() < source.baseband
     // Baseband events are the ones people look at, so most of them get classified, within the hour.
     const getsClassified = random() < (baseband ? CLASSIFIED_BASEBAND : 0.2)
-    const classified = getsClassified && classificationMs(random) <= this.options.now - timestamp
+    const classifiedAfter = getsClassified ? classificationMs(random) : Number.POSITIVE_INFINITY
+    const classified = classifiedAfter <= this.options.now - timestamp
     const event: EventRecord = {
       event_no: eventNo,
       timestamp,
@@ -102,8 +105,8 @@ export class DemoGenerator {
     batch.baseband++
     const plan = this.plan.draw(random, this.options.now - timestamp)
     event.actions = this.basebandActions(event.actions.got.intensity === true)
-    const context: PartsContext = { layout: this.layout, plan, random, eventNo, timestamp, classified, nowSec: this.nowSec }
-    if (plan.hasTrace) batch.traces.push(demoTrace(context))
+    const context: PartsContext = { layout: this.layout, plan, random, eventNo, timestamp, classifiedAfter: classified ? classifiedAfter : Number.POSITIVE_INFINITY, nowSec: this.nowSec }
+    if (plan.hasTrace) batch.traces.push(demoTrace(context, batch.transitions))
     demoDatatrail(context, new Date(timestamp).toISOString().slice(0, 10), batch.datatrail)
     demoHeartbeats(context, batch.heartbeats)
   }

@@ -54,6 +54,7 @@ export async function seedDemo(store: Store, sites: Sites, options: SeedOptions)
       counts.datatrail += batch.datatrail.length
     }
     if (batch.heartbeats.length > 0) counts.heartbeats += await store.heartbeats.add(batch.heartbeats, nowSec)
+    if (batch.transitions.length > 0) await store.traces.record(batch.transitions)
     options.onProgress?.(counts.events, options.events)
   }
   return counts

@@ -1,5 +1,5 @@
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { DatatrailRecord, TraceRecord } from '../domain/records.js'
+import type { DatatrailRecord, FeedTransition, TraceRecord } from '../domain/records.js'
 import { CLASSIFICATION_KEY, STAGES } from '../vocabulary.js'
 import { HEARTBEAT_IDS_PER_EVENT, type DemoLayout } from './layout.js'
 import { Fault } from './faults.js'
@@ -19,19 +19,32 @@ export interface PartsContext {
   random: Random
   eventNo: number
   timestamp: number
-  classified: boolean
+  /** How long after the event it was classified, ms; infinite when it was not (yet). */
+  classifiedAfter: number
   nowSec: number
 }
 
-/** The trace with every key the service outputs, in its order, plus the pipeline's timestamps. */
-export function demoTrace({ layout, plan, random, eventNo, timestamp, classified, nowSec }: PartsContext): TraceRecord {
+/**
+ * The trace with every key the service outputs, in its order, plus the pipeline's timestamps; the
+ * change of each complete key from `incomplete` goes to `history`, at the time the pipeline made it
+ * (the classifier's by `tsar`, the sites' stages by `pipeline`), so stage latency has figures.
+ */
+export function demoTrace(context: PartsContext, history: FeedTransition[]): TraceRecord {
+  const { layout, plan, random, eventNo, timestamp, classifiedAfter, nowSec } = context
+  const classified = Number.isFinite(classifiedAfter)
   const trace: TraceRecord = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
+  const completed = (key: string, afterMs: number, by: string) =>
+    history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at: Math.min((timestamp + afterMs) / 1000, nowSec), by })
+  if (classified) completed(CLASSIFICATION_KEY, classifiedAfter, 'tsar')
   let latest = 0
   for (let stage = 0; stage < STAGES.length; stage++) {
     const keys = layout.stageKeys[stage]!
     for (let site = 0; site < keys.length; site++) {
       const status = traceStatus(plan, stage, site)
-      if (status === 'complete') latest = Math.max(latest, plan.completedAt(site, stage))
+      if (status === 'complete') {
+        latest = Math.max(latest, plan.completedAt(site, stage))
+        completed(keys[site]!, plan.completedAt(site, stage), 'pipeline')
+      }
       trace[keys[site]!] = status
     }
   }

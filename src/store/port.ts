@@ -75,6 +75,11 @@ export interface TraceCollection {
   find(eventNo: number): Promise<TraceRecord | null>
   /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
   history(eventNo: number): Promise<TransitionRecord[]>
+  /**
+   * Adds transitions recorded elsewhere to the history of traces that exist, in the order given,
+   * without changing the traces (bulk loading: the demo data). Resolves to how many were added.
+   */
+  record(transitions: readonly FeedTransition[]): Promise<number>
   /** Inserts or replaces whole trace documents (bulk loading); one transaction. */
   upsert(traces: readonly TraceRecord[]): Promise<number>
 }

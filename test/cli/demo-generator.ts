@@ -2,7 +2,7 @@ import t from 'tap'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import { seedDemo, SeedOptionsError, type SeedOptions } from '../../src/demo/generate.js'
 import { mulberry32 } from '../../src/demo/random.js'
-import type { DatatrailRecord, EventRecord, TraceRecord } from '../../src/domain/records.js'
+import type { DatatrailRecord, EventRecord, FeedTransition, TraceRecord } from '../../src/domain/records.js'
 import type { Store } from '../../src/store/port.js'
 import { siteModel } from '../../src/vocabulary.js'
 
@@ -12,11 +12,14 @@ const DAY = 86_400_000
 
 /** The four bulk methods seedDemo uses, recording every call. */
 function recordingStore() {
-  const written = { events: [] as EventRecord[], traces: [] as TraceRecord[], datatrail: [] as DatatrailRecord[], heartbeats: [] as HeartbeatInput[] }
+  const written = { events: [] as EventRecord[], traces: [] as TraceRecord[], datatrail: [] as DatatrailRecord[], heartbeats: [] as HeartbeatInput[], transitions: [] as FeedTransition[] }
   const calls: string[] = []
   const store = {
     events: { upsert: async (events: EventRecord[]) => (calls.push('events'), written.events.push(...events), events.length) },
-    traces: { upsert: async (traces: TraceRecord[]) => (calls.push('traces'), written.traces.push(...traces), traces.length) },
+    traces: {
+      upsert: async (traces: TraceRecord[]) => (calls.push('traces'), written.traces.push(...traces), traces.length),
+      record: async (transitions: FeedTransition[]) => (calls.push('history'), written.transitions.push(...transitions), transitions.length)
+    },
     datatrail: { put: async (items: DatatrailRecord[]) => void (calls.push('datatrail'), written.datatrail.push(...items)) },
     heartbeats: { add: async (heartbeats: HeartbeatInput[]) => (calls.push('heartbeats'), written.heartbeats.push(...heartbeats), heartbeats.length) }
   }
@@ -111,6 +114,25 @@ t.test('the parts: mostly consistent with the trace, sometimes not', async (t) =
     else disagree++
   }
   t.ok(disagree > 0 && disagree < 0.05 * (agree + disagree), `registered mostly agrees (${agree} : ${disagree})`)
+})
+
+t.test('the history of every complete key, made by the pipeline (the classification by tsar) after the event', async (t) => {
+  const { written } = await generate()
+  const traces = new Map(written.traces.map((trace) => [trace.event_no as number, trace]))
+  const events = new Map(written.events.map((event) => [event.event_no, event]))
+  const completeKeys = written.traces.flatMap((trace) =>
+    Object.entries(trace)
+      .filter(([, value]) => value === 'complete')
+      .map(([key]) => `${String(trace.event_no)} ${key}`)
+  )
+  t.ok(completeKeys.length > 1000, `${completeKeys.length} complete keys`)
+  t.strictSame(written.transitions.map((item) => `${item.event_no} ${item.key}`).sort(), completeKeys.sort(), 'one transition per complete key, none else')
+  for (const item of written.transitions) {
+    const event = events.get(item.event_no)!
+    if (item.from !== 'incomplete' || item.to !== 'complete' || traces.get(item.event_no)?.[item.key] !== 'complete') t.fail(`${JSON.stringify(item)}`)
+    if (item.at < event.timestamp / 1000 || item.at > NOW / 1000) t.fail(`${JSON.stringify(item)} is not between its event and now`)
+    if (item.by !== (item.key === 'stages/tsar_classification' ? 'tsar' : 'pipeline')) t.fail(`${JSON.stringify(item)} by whom?`)
+  }
 })
 
 t.test('options it cannot honour', async (t) => {

@@ -56,6 +56,24 @@ export function historyConformance(t: Test, open: OpenStore) {
     ])
   })
 
+  t.test('history: transitions recorded elsewhere join the history of traces that exist, changing no trace', async (t) => {
+    const store = await open(t)
+    await store.traces.upsert([{ event_no: 11, [KKO_CONVERSION]: 'complete', update_timestamp: 7 }])
+    const recorded = await store.traces.record([
+      { event_no: 11, key: KKO_CONVERSION, from: 'incomplete', to: 'complete', at: 5, by: 'pipeline' },
+      { event_no: 12, key: KKO_CONVERSION, from: 'incomplete', to: 'complete', at: 6, by: 'pipeline' },
+      { event_no: 11, key: CLASSIFICATION, from: 'incomplete', to: 'complete', at: 4, by: 'tsar' }
+    ])
+    t.equal(recorded, 2, 'event 12 has no trace')
+    t.strictSame(await store.traces.history(11), [
+      { key: CLASSIFICATION, from: 'incomplete', to: 'complete', at: 4, by: 'tsar' },
+      { key: KKO_CONVERSION, from: 'incomplete', to: 'complete', at: 5, by: 'pipeline' }
+    ])
+    t.strictSame(await store.traces.history(12), [])
+    t.strictSame(await store.traces.find(11), { event_no: 11, [KKO_CONVERSION]: 'complete', update_timestamp: 7 }, 'the trace is as it was')
+    t.equal(await store.traces.record([]), 0)
+  })
+
   t.test('history: oldest first by `at`, then in the order written', async (t) => {
     const store = await open(t)
     await store.traces.setStatus(7, 'stages/a', 'complete', 50, 'w')

@@ -54,13 +54,15 @@ t.test('away: every call rejects with a MongoNetworkError until it is back', asy
   t.strictSame(await users.find({}).toArray(), [])
 })
 
-t.test('$push appends to an array, creating it when missing; modifiers and non-arrays are refused', async (t) => {
+t.test('$push appends one value or several with $each, creating the array when missing; other modifiers and non-arrays are refused', async (t) => {
   const trace = new MingoEngine().collection('trace')
   await trace.updateOne({ event_no: 1 }, { $set: { n: 'a' }, $push: { log: { at: 1 } } }, { upsert: true })
   await trace.updateOne({ event_no: 1 }, { $push: { log: { at: 2 } } })
   t.strictSame((await trace.findOne({}, { projection: { _id: 0 } }))?.log, [{ at: 1 }, { at: 2 }])
   await t.rejects(trace.updateOne({ event_no: 1 }, { $push: { n: 'b' } }), { code: 2 }, 'onto a string, as the server refuses it')
-  await t.rejects(trace.updateOne({ event_no: 1 }, { $push: { log: { $each: [1, 2] } } }), /does not support \$push modifiers/)
+  await trace.updateOne({ event_no: 1 }, { $push: { log: { $each: [{ at: 3 }, { at: 4 }] } } })
+  t.strictSame((await trace.findOne({}, { projection: { _id: 0 } }))?.log, [{ at: 1 }, { at: 2 }, { at: 3 }, { at: 4 }], 'appended in order')
+  await t.rejects(trace.updateOne({ event_no: 1 }, { $push: { log: { $each: [5], $slice: -2 } } }), /no \$push modifier but \$each/)
   await t.rejects(trace.updateOne({ event_no: 1 }, { $set: { log: [] }, $push: { log: 1 } }), { code: 40 })
 })
 

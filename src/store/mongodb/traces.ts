@@ -1,10 +1,10 @@
-import type { Collection, Db } from 'mongodb'
-import type { TraceRecord, TransitionRecord } from '../../domain/records.js'
+import type { Collection, Db, Document } from 'mongodb'
+import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
-import { plainDocument } from './documents.js'
+import { numberIn, plainDocument } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
 import { writeStatus } from './status-write.js'
@@ -52,6 +52,27 @@ export class MongoTraces implements Adapter<TraceCollection> {
   async history(eventNo: number): Promise<TransitionRecord[]> {
     const document = await this.traces.findOne({ event_no: eventNo }, { projection: { _id: 0, [HISTORY_FIELD]: 1 } })
     return historyIn(document?.[HISTORY_FIELD])
+  }
+
+  /** Each existing trace's transitions pushed in one update, all in one unordered bulk write. */
+  async record(transitions: readonly FeedTransition[]): Promise<number> {
+    const byEvent = new Map<number, FeedTransition[]>()
+    for (const transition of transitions) {
+      const group = byEvent.get(transition.event_no)
+      if (group === undefined) byEvent.set(transition.event_no, [transition])
+      else group.push(transition)
+    }
+    if (byEvent.size === 0) return 0
+    const existing = await this.traces.find({ event_no: { $in: [...byEvent.keys()] } }, { projection: { _id: 0, event_no: 1 } }).toArray()
+    const groups = existing.map((document) => byEvent.get(numberIn(document.event_no, -1)) ?? [])
+    const operations = groups
+      .filter((group) => group.length > 0)
+      .map((group) => {
+        const update: Document = { $push: { [HISTORY_FIELD]: { $each: group } } }
+        return { updateOne: { filter: { event_no: group[0]!.event_no }, update } }
+      })
+    if (operations.length > 0) await this.traces.bulkWrite(operations, { ordered: false })
+    return groups.reduce((sum, group) => sum + group.length, 0)
   }
 
   /**

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { TraceRecord, TransitionRecord } from '../../domain/records.js'
+import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
@@ -44,6 +44,10 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       record: db.prepare<{ eventNo: number; key: string; from: string | null; to: string; at: number; by: string }>(
         'INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (@eventNo, @key, @from, @to, @at, @by)'
       ),
+      recordOfTrace: db.prepare<FeedTransition>(
+        `INSERT INTO transitions (event_no, key, "from", "to", at, by)
+         SELECT @event_no, @key, @from, @to, @at, @by WHERE EXISTS (SELECT 1 FROM traces WHERE event_no = @event_no)`
+      ),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
@@ -81,6 +85,14 @@ export class SqliteTraces implements Adapter<TraceCollection> {
 
   history(eventNo: number): TransitionRecord[] {
     return this.statements.history.all(eventNo)
+  }
+
+  record(transitions: readonly FeedTransition[]): number {
+    let added = 0
+    this.db.transaction(() => {
+      for (const transition of transitions) added += this.statements.recordOfTrace.run(transition).changes
+    })()
+    return added
   }
 
   upsert(traces: readonly TraceRecord[]): number {

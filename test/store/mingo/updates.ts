@@ -29,19 +29,22 @@ export function checkUpdate(update: Document): void {
 }
 
 /**
- * `$push` of one value onto a top-level field, creating the array when missing: the form the adapter
- * uses. Modifiers (`$each`, `$slice` ...) and nested paths are refused; a field that is not an array
- * is refused as the server refuses it (code 2).
+ * `$push` of one value, or of several with `$each`, onto a top-level field, creating the array when
+ * missing: the forms the adapter uses. Other modifiers (`$slice`, `$sort` ...) and nested paths are
+ * refused; a field that is not an array is refused as the server refuses it (code 2).
  */
 function push(document: Document, fields: Document): void {
   for (const [path, value] of Object.entries(fields)) {
     if (path.includes('.')) throw new Error('The mingo engine supports $push onto top-level fields only')
-    if (isOperatorDocument(value)) throw new Error('The mingo engine does not support $push modifiers')
+    const each = isOperatorDocument(value) ? (value as Document).$each : [value]
+    if (!Array.isArray(each) || (isOperatorDocument(value) && Object.keys(value as Document).length !== 1)) {
+      throw new Error('The mingo engine supports no $push modifier but $each')
+    }
     const current: unknown = document[path]
     if (current !== undefined && !Array.isArray(current)) {
       throw serverError(2, 'BadValue', `The field '${path}' must be an array but is of type ${typeof current} in document {_id: ${String(document._id)}}`)
     }
-    applyModifier(document, { $push: { [path]: copyOf({ value }).value } })
+    for (const item of each) applyModifier(document, { $push: { [path]: copyOf({ item }).item } })
   }
 }
 
