@@ -81,7 +81,7 @@ async function eventRange(path: string): Promise<{ oldest: number; newest: numbe
     const [first] = await store.events.page({ window, order: 'asc', limit: 1 })
     const [last] = await store.events.page({ window, order: 'desc', limit: 1 })
     if (first === undefined || last === undefined) throw new Error(`${path} holds no events`)
-    return { oldest: first.timestamp, newest: last.timestamp }
+    return { oldest: first.position.timestamp, newest: last.position.timestamp }
   } finally {
     await store.close()
   }

@@ -100,8 +100,11 @@ export interface WindowEventParts {
   transitions: TransitionRecord[]
 }
 
-/** A row of the baseband-callback scan: only what the route outputs, read in bulk. */
-export interface CallbackRow {
-  event: Pick<EventRecord, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>
-  trace: TraceRecord | null
+/**
+ * A row of a window read as the client gets it: its place in (event time, event_no) order, where
+ * the next page continues, and the element's JSON text, ready to send.
+ */
+export interface OutputRow {
+  position: EventPosition
+  json: string
 }

@@ -1,19 +1,28 @@
+import type { FastifyReply } from 'fastify'
+
+/** Sends JSON text made beforehand as it is: Fastify does not serialise a string sent as JSON. */
+export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(text)
+}
+
 /**
  * JSON documents as text fragments of a streamed body (see streamed-responses.ts). Each is
  * produced on demand, and nothing before the first page of data is read: a store that fails at
  * once still fails before the status is sent.
  */
 
-/** `[`, the elements of every page separated by commas, `]`: one page of elements held at a time. */
+/**
+ * `[`, the elements of every page separated by commas, `]`: one page of elements held at a time,
+ * and one fragment a page (a fragment an element cost a turn of the generator each).
+ */
 export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element: T) => string): AsyncGenerator<string> {
-  let separator = '['
+  let opened = false
   for await (const page of pages) {
-    for (const element of page) {
-      yield separator + toJson(element)
-      separator = ','
-    }
+    if (page.length === 0) continue
+    yield (opened ? ',' : '[') + page.map(toJson).join(',')
+    opened = true
   }
-  yield separator === '[' ? '[]' : ']'
+  yield opened ? ']' : '[]'
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { Role } from '../../schemas/auth.js'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import type {
-  CallbackRow,
   DatatrailRecord,
   EventPageQuery,
   EventParts,
@@ -9,6 +8,7 @@ import type {
   EventRecord,
   FeedTransition,
   NewUserRecord,
+  OutputRow,
   TraceRecord,
   TransitionRecord,
   UserRecord,
@@ -58,8 +58,11 @@ export interface EventCollection {
   /** Inserts or replaces events by event_no, all in one transaction; resolves to their number. */
   upsert(events: readonly EventRecord[]): Promise<number>
   find(eventNo: number): Promise<EventRecord | null>
-  /** One page in (event time, event_no) order, ascending or descending: an index range scan. */
-  page(query: EventPageQuery): Promise<EventRecord[]>
+  /**
+   * One page in (event time, event_no) order, ascending or descending, an index range scan: each
+   * event as `/v1/events` outputs it for the configured sites.
+   */
+  page(query: EventPageQuery): Promise<OutputRow[]>
 }
 
 export interface TraceCollection {
@@ -100,9 +103,10 @@ export interface StoreViews {
   eventParts(eventNo: number): Promise<EventParts>
   /**
    * Events of the window whose actions ask for baseband data, strictly after `after`, ascending by
-   * (event time, event_no), at most `limit`, each with its trace.
+   * (event time, event_no), at most `limit`: each as its baseband-callback element, with its trace
+   * as clients read it when there is one.
    */
-  callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<CallbackRow[]>
+  callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<OutputRow[]>
   /**
    * The same events as callbackPage, each with its trace, datatrail members, heartbeats and
    * transitions: what the audit and stage latency read, in a few range scans a page.

@@ -29,8 +29,8 @@ async function auditedFirstStartDemo(t: Test) {
   const lastDay = zeros(VERDICTS)
   const eventsByRule = zeros(AUDIT_RULES)
   const window = { start: NOW - 31 * DAY, end: NOW }
-  for await (const page of keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.event, 500)) {
-    for (const { event } of page) {
+  for await (const page of keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.position, 500)) {
+    for (const { position: event } of page) {
       const parts = await store.views.eventParts(event.event_no)
       if (parts.event === null) throw new Error(`event ${event.event_no} listed but not found`)
       const audit = auditEvent({ ...parts, event: parts.event }, settings)

@@ -23,7 +23,9 @@ async function allEvents(t: Test, path: string): Promise<{ store: Store; events:
   const store = openSqliteStore(path, defaultSites)
   t.teardown(() => store.close())
   const window = { start: Date.now() - 11 * DAY, end: Date.now() + DAY }
-  return { store, events: await store.events.page({ window, order: 'asc', limit: 10 * EVENTS }) }
+  const rows = await store.events.page({ window, order: 'asc', limit: 10 * EVENTS })
+  const events = await Promise.all(rows.map(async ({ position }) => (await store.events.find(position.event_no))!))
+  return { store, events }
 }
 
 t.test('seed --demo writes the events asked for, a fraction with baseband data and its parts', async (t) => {

@@ -17,8 +17,9 @@ async function* pagesOf<T>(...pages: T[][]) {
   for (const page of pages) yield page
 }
 
-t.test('jsonArray: an element a fragment, the bracket with the first; jsonObject holds its head back until then', async (t) => {
-  t.strictSame(await fragmentsOf(jsonArray(pagesOf([1, 2], [], [3]), String)), ['[1', ',2', ',3', ']'])
+t.test('jsonArray: a page a fragment, the bracket with the first, empty pages skipped; jsonObject holds its head back until then', async (t) => {
+  t.strictSame(await fragmentsOf(jsonArray(pagesOf([1, 2], [], [3]), String)), ['[1,2', ',3', ']'])
+  t.strictSame(await fragmentsOf(jsonArray(pagesOf<number>([], []), String)), ['[]'])
   t.strictSame(await fragmentsOf(jsonArray(pagesOf<number>(), String)), ['[]'])
 
   let counted = 0

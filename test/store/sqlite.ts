@@ -7,6 +7,7 @@ import { storeConformance, type OpenStore } from './conformance.js'
 import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
 import { defaultSites } from '../sites.js'
+import { siteModel } from '../../src/vocabulary.js'
 
 const openFresh: OpenStore = async (t, sites) => {
   const store = openSqliteStore(join(t.testdir(), 'tracer.sqlite'), sites ?? defaultSites)
@@ -38,6 +39,55 @@ t.test('reopening keeps the data and does not migrate twice', async (t) => {
   const second = openSqliteStore(path, defaultSites)
   t.teardown(() => second.close())
   t.equal((await second.users.find('ana'))?.name, 'ana')
+})
+
+t.test('the stored output texts are made again when the store is opened with other sites', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const all = { start: 0, end: 10 * 60_000 }
+  const event = (event_no: number) => ({
+    event_no, timestamp: event_no * 60_000, snr: 10, dm: null, known_source_name: 'EXT', tsar_classification: null,
+    actions: { want: { b_baseband: true }, got: {} }, baseband_requested: true, update_timestamp: 1
+  })
+  const read = async (sites: readonly string[]) => {
+    const store = openSqliteStore(path, siteModel(sites))
+    try {
+      const callbacks = (await store.views.callbackPage(all, undefined, 10)).map((row) => JSON.parse(row.json) as { trace?: object })
+      const events = (await store.events.page({ window: all, order: 'asc', limit: 10 })).map((row) => JSON.parse(row.json) as { actions: object })
+      return { callbacks, events }
+    } finally {
+      await store.close()
+    }
+  }
+  const first = openSqliteStore(path, siteModel(['a', 'b']))
+  await first.events.upsert([event(1)])
+  await first.traces.create(1, 5)
+  await first.close()
+
+  const other = await read(['a', 'c'])
+  t.strictSame(other.callbacks, [], 'b_baseband asks nothing of sites a and c')
+  t.strictSame(other.events[0]?.actions, { want: {}, got: {} })
+  const again = await read(['a', 'b'])
+  t.equal(again.callbacks.length, 1)
+  t.ok(Object.keys(again.callbacks[0]!.trace!).includes('stages/data_registration/sites/b'), 'the trace text has the sites again')
+  t.strictSame(again.events[0]?.actions, { want: { b_baseband: true }, got: {} })
+})
+
+t.test('rows an older version of the service wrote without output texts are read from their records', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, defaultSites)
+  t.teardown(() => store.close())
+  const window = { start: 0, end: 10 * 60_000 }
+  await store.events.upsert([{
+    event_no: 1, timestamp: 60_000, snr: 10, dm: null, known_source_name: 'EXT', tsar_classification: null,
+    actions: { want: { baseband: true }, got: {} }, baseband_requested: true, update_timestamp: 1
+  }])
+  await store.traces.setStatus(1, 'stages/tsar_classification', 'complete', 5, 'tsar')
+  const before = { callbacks: await store.views.callbackPage(window, undefined, 10), events: await store.events.page({ window, order: 'asc', limit: 10 }) }
+  const db = new Database(path)
+  db.exec('UPDATE events SET output = NULL, callback_head = NULL; UPDATE traces SET output = NULL')
+  db.close()
+  t.strictSame(await store.views.callbackPage(window, undefined, 10), before.callbacks)
+  t.strictSame(await store.events.page({ window, order: 'asc', limit: 10 }), before.events)
 })
 
 t.test('a store written by a newer version is refused, not damaged', async (t) => {

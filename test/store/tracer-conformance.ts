@@ -1,6 +1,7 @@
 import type { Test } from 'tap'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { EventRecord } from '../../src/domain/records.js'
+import type { EventRecord, OutputRow } from '../../src/domain/records.js'
+import { traceOutput } from '../../src/domain/trace.js'
 import { keysetPages } from '../../src/store/pages.js'
 import type { Store } from '../../src/store/port.js'
 import { siteModel } from '../../src/vocabulary.js'
@@ -30,12 +31,12 @@ const heartbeat = (heartbeat_id: number, event_no = 1, total_data_files = 1): He
   received: { total_data_files, dir_size_gb: 1.5, finished_time: null, heartbeat_sent_unix_s: 1_714_521_605 }
 })
 
-const numbers = (events: EventRecord[]) => events.map((event) => event.event_no)
+const numbers = (rows: OutputRow[]) => rows.map((row) => row.position.event_no)
 const window = (fromMinutes: number, toMinutes: number) => ({ start: T0 + fromMinutes * MINUTE, end: T0 + toMinutes * MINUTE })
 
 /** The baseband-callback scan as the route reads it: keyset pages of the views' callback pages. */
 const callbackPages = (store: Store, scan: ReturnType<typeof window>, pageSize: number) =>
-  keysetPages((after, limit) => store.views.callbackPage(scan, after, limit), (row) => row.event, pageSize)
+  keysetPages((after, limit) => store.views.callbackPage(scan, after, limit), (row) => row.position, pageSize)
 
 /** The event-tracer half of the store conformance suite. */
 export function tracerConformance(t: Test, open: OpenStore) {
@@ -79,15 +80,67 @@ export function tracerConformance(t: Test, open: OpenStore) {
     const store = await open(t)
     await store.events.upsert([7, 1, 3, 5, 2, 9, 11].map((n) => stored(n, n === 11 ? 60 : 10 - n)))
     await store.traces.upsert([{ event_no: 3, 'stages/tsar_classification': 'complete', note: 'kept' }])
-    const pages = []
+    const pages: OutputRow[][] = []
     for await (const page of callbackPages(store, window(0, 60), 2)) pages.push(page)
-    t.strictSame(pages.map((page) => page.map((row) => row.event.event_no)), [[9, 7], [5, 3], [1]], 'at most 2 a page; 11 is at the end, out')
-    const withTrace = pages.flat().find((row) => row.event.event_no === 3)
-    t.strictSame(withTrace?.trace, { event_no: 3, 'stages/tsar_classification': 'complete', note: 'kept' })
-    t.equal(pages.flat().find((row) => row.event.event_no === 5)?.trace, null)
+    t.strictSame(pages.map((page) => page.map((row) => row.position.event_no)), [[9, 7], [5, 3], [1]], 'at most 2 a page; 11 is at the end, out')
+    t.strictSame(pages.flat()[0]?.position, { timestamp: T0 + MINUTE, event_no: 9 }, 'each row says where it stands')
+    const element = (eventNo: number) => JSON.parse(pages.flat().find((row) => row.position.event_no === eventNo)!.json) as Record<string, unknown>
+    const { event_no, snr, known_source_name } = stored(3, 7)
+    const trace = element(3).trace as Record<string, unknown>
+    t.strictSame(Object.keys(element(3)), ['event_no', 'snr', 'known_source_name', 'timestamp_utc', 'trace'], 'the members in the order of the schema')
+    t.match(element(3), { event_no, snr, known_source_name, timestamp_utc: '2024-05-01T00:07:00.000Z' })
+    t.equal(trace['stages/tsar_classification'], 'complete', 'the trace as clients read it')
+    t.equal(trace.note, undefined, 'keys of no site are not output')
+    t.equal(trace['stages/baseband_callback_request/sites/kko'], 'incomplete', 'a key the document lacks reads incomplete')
+    t.strictSame(Object.keys(element(5)), ['event_no', 'snr', 'known_source_name', 'timestamp_utc'], 'no trace, no trace member')
     let none = 0
     for await (const _ of callbackPages(store, window(100, 200), 2)) none++
     t.equal(none, 0, 'an empty window yields no page')
+  })
+
+  t.test('output texts: every write keeps what the window reads send in step with the stored records', async (t) => {
+    const sites = siteModel(['a', 'b'])
+    const store = await open(t, sites)
+    const [classification, requestA, requestB] = sites.traceKeys as [string, string, string]
+    const all = { start: T0, end: T0 + 60 * MINUTE }
+    const callbacks = async () => {
+      const rows = await store.views.callbackPage(all, undefined, 10)
+      return new Map(rows.map((row) => [row.position.event_no, JSON.parse(row.json) as Record<string, unknown>]))
+    }
+    const traceOf = async (eventNo: number) => (await callbacks()).get(eventNo)?.trace as Record<string, unknown> | undefined
+    const expectedTrace = async (eventNo: number) => traceOutput(eventNo, await store.traces.find(eventNo), sites)
+
+    await store.events.upsert([
+      stored(1, 1, { dm: 12.25, tsar_classification: null, actions: { want: { b_baseband: true, z_baseband: true }, got: { intensity: true } }, baseband_requested: true }),
+      stored(2, 2, { actions: { want: { baseband: true }, got: {} }, baseband_requested: true })
+    ])
+    const [first] = await store.events.page({ window: all, order: 'asc', limit: 1 })
+    t.equal(
+      first?.json,
+      '{"event_no":1,"timestamp_utc":"2024-05-01T00:01:00.000Z","snr":11,"dm":12.25,"known_source_name":"EXT",' +
+        '"tsar_classification":"unclassified","actions":{"want":{"b_baseband":true},"got":{"intensity":true}}}',
+      'the event as /v1/events sends it: actions of no configured site left out'
+    )
+    t.equal(await traceOf(1), undefined, 'no trace yet')
+
+    await store.traces.create(1, 100.5)
+    t.strictSame(await traceOf(1), await expectedTrace(1))
+    t.match(await traceOf(1), { event_no: 1, [classification]: 'incomplete', update_timestamp: 100.5 })
+    await store.traces.setStatus(1, requestB, 'complete', 200.25, 'pipeline')
+    t.match(await traceOf(1), { [requestB]: 'complete', [requestA]: 'incomplete', update_timestamp: 200.25 })
+    await store.traces.setStatus(1, 'stages/of_no_site', 'complete', 300, 'pipeline')
+    t.strictSame(await traceOf(1), await expectedTrace(1), 'a key of no site is not output; the write time is')
+    t.equal((await traceOf(1))?.update_timestamp, 300)
+    await store.traces.setStatus(2, classification, 'complete', 400, 'tsar')
+    t.strictSame(await traceOf(2), await expectedTrace(2), 'a trace made by its first update')
+    t.equal((await traceOf(2))?.[classification], 'complete')
+    await store.traces.upsert([{ event_no: 2, [requestA]: 'not_required', update_timestamp: 500 }])
+    t.strictSame(await traceOf(2), await expectedTrace(2), 'a replaced document')
+    t.match(await traceOf(2), { [requestA]: 'complete', [classification]: 'incomplete', update_timestamp: 500 })
+
+    await store.events.upsert([stored(1, 1, { snr: 42, actions: { want: {}, got: {} }, baseband_requested: false })])
+    t.match(JSON.parse((await store.events.page({ window: all, order: 'asc', limit: 1 }))[0]!.json), { snr: 42, actions: { want: {}, got: {} } })
+    t.strictSame([...(await callbacks()).keys()], [2], 'an event no longer asking for baseband data leaves the scan')
   })
 
   t.test('traces: create is idempotent, set creates and updates, both keep the document shape', async (t) => {

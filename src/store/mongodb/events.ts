@@ -1,5 +1,7 @@
 import type { Collection, Db, Document } from 'mongodb'
-import type { EventPageQuery, EventRecord } from '../../domain/records.js'
+import { eventJson } from '../../domain/output-forms.js'
+import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
+import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 import { millisIn, numberIn, plain } from './documents.js'
@@ -27,7 +29,10 @@ export const toEvent = (document: Document): EventRecord => ({
 export class MongoEvents implements Adapter<EventCollection> {
   private readonly events: Collection
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly sites: Sites
+  ) {
     this.events = db.collection(COLLECTIONS.events)
   }
 
@@ -46,8 +51,12 @@ export class MongoEvents implements Adapter<EventCollection> {
     return document === null ? null : toEvent(document)
   }
 
-  async page(query: EventPageQuery): Promise<EventRecord[]> {
+  /** Documents other programs wrote are read here, so their output text is made on read. */
+  async page(query: EventPageQuery): Promise<OutputRow[]> {
     const cursor = this.events.find(pageFilter(query), { sort: pageOrder(query.order === 'asc'), limit: query.limit })
-    return (await cursor.toArray()).map(toEvent)
+    return (await cursor.toArray()).map((document) => {
+      const event = toEvent(document)
+      return { position: { timestamp: event.timestamp, event_no: event.event_no }, json: eventJson(event, this.sites) }
+    })
   }
 }

@@ -20,8 +20,8 @@ interface Connection {
 }
 
 function collectionsOf(db: Db, sites: Sites, feed: MongoTransitionFeed): AdapterCollections {
-  const tables = { events: new MongoEvents(db), traces: new MongoTraces(db, sites), datatrail: new MongoDatatrail(db), heartbeats: new MongoHeartbeats(db) }
-  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables), transitions: feed }
+  const tables = { events: new MongoEvents(db, sites), traces: new MongoTraces(db, sites), datatrail: new MongoDatatrail(db), heartbeats: new MongoHeartbeats(db) }
+  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables, sites), transitions: feed }
 }
 
 /**

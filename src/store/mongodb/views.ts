@@ -1,8 +1,10 @@
 import type { Collection, Db } from 'mongodb'
-import type { CallbackRow, EventParts, EventPosition, TraceRecord, WindowEventParts } from '../../domain/records.js'
+import { callbackHead, callbackJson, traceJson } from '../../domain/output-forms.js'
+import type { EventParts, EventPosition, OutputRow, TraceRecord, WindowEventParts } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
+import type { Sites } from '../../vocabulary.js'
 import type { MongoDatatrail } from './datatrail.js'
 import { numberIn, plainDocument } from './documents.js'
 import { keysetFilter, pageOrder } from './event-pages.js'
@@ -27,7 +29,8 @@ export class MongoViews implements Adapter<StoreViews> {
 
   constructor(
     db: Db,
-    private readonly tables: Tables
+    private readonly tables: Tables,
+    private readonly sites: Sites
   ) {
     this.events = db.collection(COLLECTIONS.events)
     this.traces = db.collection(COLLECTIONS.trace)
@@ -46,8 +49,11 @@ export class MongoViews implements Adapter<StoreViews> {
     return { event, trace, datatrail: members, heartbeats: beats }
   }
 
-  /** One page of requested events, then their traces in one $in query, joined here. */
-  async callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<CallbackRow[]> {
+  /**
+   * One page of requested events, then their traces in one $in query, joined here. The output texts
+   * are made on read: other programs write these documents.
+   */
+  async callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<OutputRow[]> {
     const filter = { baseband_requested: true, ...keysetFilter(window, true, after) }
     const projection = { _id: 0, event_no: 1, timestamp: 1, snr: 1, known_source_name: 1 }
     const events = (await this.events.find(filter, { sort: pageOrder(true), limit, projection }).toArray()).map(toEvent)
@@ -55,7 +61,11 @@ export class MongoViews implements Adapter<StoreViews> {
     const traces = await this.traces.find({ event_no: { $in: events.map((event) => event.event_no) } }, TRACE_ONLY).toArray()
     const traceOf = new Map<number, TraceRecord>()
     for (const trace of traces.map(plainDocument)) traceOf.set(numberIn(trace.event_no, -1), trace)
-    return events.map((event) => ({ event, trace: traceOf.get(event.event_no) ?? null }))
+    return events.map((event) => {
+      const trace = traceOf.get(event.event_no)
+      const traceText = trace === undefined ? null : traceJson(event.event_no, trace, this.sites)
+      return { position: { timestamp: event.timestamp, event_no: event.event_no }, json: callbackJson(callbackHead(event), traceText) }
+    })
   }
 
   windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]> {

@@ -32,12 +32,12 @@ export class SqliteConnection {
     sites: Sites
   ) {
     const tables = {
-      events: new SqliteEvents(db),
+      events: new SqliteEvents(db, sites),
       traces: new SqliteTraces(db, sites),
       datatrail: new SqliteDatatrail(db),
       heartbeats: new SqliteHeartbeats(db)
     }
-    this.collections = { users: new SqliteUsers(db), ...tables, views: new SqliteViews(db, tables), transitions: new SqliteTransitions(db) }
+    this.collections = { users: new SqliteUsers(db), ...tables, views: new SqliteViews(db, tables, sites), transitions: new SqliteTransitions(db) }
 
     const pageSize = db.pragma('page_size', { simple: true }) as number
     const addPage = db.prepare('INSERT INTO write_probe (page) VALUES (zeroblob(?))')

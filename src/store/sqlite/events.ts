@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3'
-import type { EventPageQuery, EventRecord } from '../../domain/records.js'
+import { callbackHead, eventJson } from '../../domain/output-forms.js'
+import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
+import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 
@@ -27,7 +29,8 @@ export const toEvent = (row: EventRow): EventRecord => ({
   update_timestamp: row.update_timestamp
 })
 
-const toRow = (event: EventRecord): EventRow => ({
+/** The row of an event, with the texts the window routes send (see output-forms.ts). */
+const toRow = (event: EventRecord, sites: Sites): EventRow & { output: string; callback_head: string } => ({
   event_no: event.event_no,
   timestamp_ms: event.timestamp,
   snr: event.snr,
@@ -36,8 +39,16 @@ const toRow = (event: EventRecord): EventRow => ({
   tsar_classification: event.tsar_classification,
   actions: JSON.stringify(event.actions),
   baseband_requested: event.baseband_requested ? 1 : 0,
-  update_timestamp: event.update_timestamp
+  update_timestamp: event.update_timestamp,
+  output: eventJson(event, sites),
+  callback_head: callbackHead(event)
 })
+
+interface PageRow {
+  timestamp_ms: number
+  event_no: number
+  output: string | null
+}
 
 const FILTERS: Record<string, string> = {
   minSnr: 'snr >= @minSnr',
@@ -50,20 +61,23 @@ const FILTERS: Record<string, string> = {
 export class SqliteEvents implements Adapter<EventCollection> {
   private readonly statements
   /** Page statements by the shape of their WHERE clause: at most 32 of them. */
-  private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, EventRow>>()
+  private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, PageRow>>()
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sites: Sites
+  ) {
     this.statements = {
-      upsert: db.prepare<EventRow>(
+      upsert: db.prepare<ReturnType<typeof toRow>>(
         `INSERT INTO events (event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions,
-                             baseband_requested, update_timestamp)
+                             baseband_requested, update_timestamp, output, callback_head)
          VALUES (@event_no, @timestamp_ms, @snr, @dm, @known_source_name, @tsar_classification, @actions,
-                 @baseband_requested, @update_timestamp)
+                 @baseband_requested, @update_timestamp, @output, @callback_head)
          ON CONFLICT (event_no) DO UPDATE SET
            timestamp_ms = excluded.timestamp_ms, snr = excluded.snr, dm = excluded.dm,
            known_source_name = excluded.known_source_name, tsar_classification = excluded.tsar_classification,
            actions = excluded.actions, baseband_requested = excluded.baseband_requested,
-           update_timestamp = excluded.update_timestamp`
+           update_timestamp = excluded.update_timestamp, output = excluded.output, callback_head = excluded.callback_head`
       ),
       find: db.prepare<[number], EventRow>('SELECT * FROM events WHERE event_no = ?')
     }
@@ -71,7 +85,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
 
   upsert(events: readonly EventRecord[]): number {
     this.db.transaction(() => {
-      for (const event of events) this.statements.upsert.run(toRow(event))
+      for (const event of events) this.statements.upsert.run(toRow(event, this.sites))
     })()
     return events.length
   }
@@ -81,7 +95,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
     return row === undefined ? null : toEvent(row)
   }
 
-  page(query: EventPageQuery): EventRecord[] {
+  page(query: EventPageQuery): OutputRow[] {
     const ascending = query.order === 'asc'
     // Before the first page the position is just outside the window: event_no is never -1.
     const position = query.after ?? { timestamp: ascending ? query.window.start : query.window.end, event_no: -1 }
@@ -100,7 +114,11 @@ export class SqliteEvents implements Adapter<EventCollection> {
     for (const [name, value] of Object.entries(filters)) if (value !== undefined) parameters[name] = value
     return this.pageStatement(ascending, Object.keys(filters).filter((name) => parameters[name] !== undefined))
       .all(parameters)
-      .map(toEvent)
+      .map((row) => ({
+        position: { timestamp: row.timestamp_ms, event_no: row.event_no },
+        // No text: written by an older version of the service since this one made the texts.
+        json: row.output ?? eventJson(this.find(row.event_no)!, this.sites)
+      }))
   }
 
   private pageStatement(ascending: boolean, filters: readonly string[]) {
@@ -109,11 +127,11 @@ export class SqliteEvents implements Adapter<EventCollection> {
       : ['(timestamp_ms, event_no) < (@afterTime, @afterNo)', 'timestamp_ms >= @bound']
     for (const name of filters) conditions.push(FILTERS[name]!)
     const direction = ascending ? 'ASC' : 'DESC'
-    const sql = `SELECT * FROM events WHERE ${conditions.join(' AND ')}
+    const sql = `SELECT timestamp_ms, event_no, output FROM events WHERE ${conditions.join(' AND ')}
                  ORDER BY timestamp_ms ${direction}, event_no ${direction} LIMIT @limit`
     let statement = this.pageStatements.get(sql)
     if (statement === undefined) {
-      statement = this.db.prepare<Record<string, unknown>, EventRow>(sql)
+      statement = this.db.prepare<Record<string, unknown>, PageRow>(sql)
       this.pageStatements.set(sql, statement)
     }
     return statement

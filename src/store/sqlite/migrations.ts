@@ -72,5 +72,16 @@ export const migrations: readonly string[] = [
      at       REAL NOT NULL,
      by       TEXT NOT NULL
    ) STRICT;
-   CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`
+   CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`,
+
+  // What the window routes send, as JSON text made when a row is written (see output-forms.ts):
+  // a window read joins stored text. The callback scan's covering index holds the event's part of
+  // each element. The texts depend on the configured sites; `settings` says which sites they were
+  // made for, and the service makes them again at start when the sites differ (or are not yet set).
+  `ALTER TABLE events ADD COLUMN output TEXT;
+   ALTER TABLE events ADD COLUMN callback_head TEXT;
+   ALTER TABLE traces ADD COLUMN output TEXT;
+   DROP INDEX events_baseband_covering;
+   CREATE INDEX events_baseband_heads ON events (timestamp_ms, event_no, callback_head) WHERE baseband_requested = 1;
+   CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`
 ]

@@ -4,6 +4,7 @@ import { guardedStore, type StoreAdapter } from '../guarded-store.js'
 import { StoreUnavailableError, type Store } from '../port.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
+import { refreshOutputTexts } from './output-texts.js'
 
 /**
  * A connection that a reopen may cure is replaced at most this often: a file that stays unusable
@@ -22,7 +23,16 @@ export interface SqliteOptions {
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
 export function openSqliteStore(path: string, sites: Sites, { busyTimeoutMs = 5000, createDatabase, now = Date.now }: SqliteOptions = {}): Store {
-  const connect = () => new SqliteConnection(openDatabase(path, busyTimeoutMs, createDatabase), sites)
+  const connect = () => {
+    const db = openDatabase(path, busyTimeoutMs, createDatabase)
+    try {
+      refreshOutputTexts(db, sites)
+    } catch (error) {
+      db.close()
+      throw error
+    }
+    return new SqliteConnection(db, sites)
+  }
   try {
     return guardedStore(new SqliteAdapter(connect(), path === ':memory:' ? undefined : connect, now))
   } catch (error) {

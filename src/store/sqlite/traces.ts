@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
+import { newTraceJson, traceJson } from '../../domain/output-forms.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
@@ -9,7 +10,16 @@ import type { TraceCollection } from '../port.js'
 const pathTo = (key: string) => `$.${JSON.stringify(key)}`
 
 /** A new document: the sites' template with its event number and times filled in. */
-const NEW_DOCUMENT = `json_set(@template, '$.event_no', @eventNo, '$.create_timestamp', @now, '$.update_timestamp', @now)`
+const NEW_DOCUMENT = `json_set(@template, '$.event_no', CAST(@eventNo AS INTEGER), '$.create_timestamp', @now, '$.update_timestamp', @now)`
+
+/**
+ * The output text of a new trace (see output-forms.ts), filled in likewise. The output is kept in
+ * step with the document by the same statement, so a write costs no read: the keys are in place
+ * from the start, and `json_set` replaces a value where it stands. The write time goes in as the
+ * JSON text JavaScript makes of it (`json(@nowText)` keeps it as it is), so the bytes are those a
+ * text made from the document would have; SQLite's own rendering of a REAL differs (`5.0`).
+ */
+const NEW_OUTPUT = `json_set(@outputTemplate, '$.event_no', CAST(@eventNo AS INTEGER), '$.update_timestamp', json(@nowText))`
 
 /** The columns of a transition, as the port names them. */
 export const TRANSITION_COLUMNS = `key, "from", "to", at, by`
@@ -20,26 +30,46 @@ const asText = (value: unknown): string | null => (value === null || typeof valu
 /** Traces: one JSON document per event, with the flat slash keys the pipeline writes, and their history. */
 export class SqliteTraces implements Adapter<TraceCollection> {
   private readonly statements
-  /** The text of a new trace of the configured sites, with every key `incomplete`. */
+  /** The text of a new trace of the configured sites, with every key `incomplete`, and its output text. */
   private readonly template: string
+  private readonly outputTemplate: string
+  private readonly outputKeys: ReadonlySet<string>
   /** Reads the old value, writes the new one and, when it changed, its transition: one transaction. */
   private readonly setStatusOnce: (eventNo: number, key: string, status: StageStatus, now: number, by: string) => boolean
 
   constructor(
     private readonly db: Database.Database,
-    sites: Sites
+    private readonly sites: Sites
   ) {
     this.template = JSON.stringify(newTraceDocument(sites, 0, 0))
+    this.outputTemplate = newTraceJson(sites)
+    this.outputKeys = new Set(sites.traceKeys)
     this.statements = {
-      create: db.prepare<{ eventNo: number; template: string; now: number }>(
-        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, ${NEW_DOCUMENT}) ON CONFLICT (event_no) DO NOTHING`
+      create: db.prepare<{ eventNo: number; template: string; outputTemplate: string; now: number; nowText: string }>(
+        `INSERT INTO traces (event_no, doc, output) VALUES (@eventNo, ${NEW_DOCUMENT}, ${NEW_OUTPUT})
+         ON CONFLICT (event_no) DO NOTHING`
       ),
       current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
-      setStatus: db.prepare<{ eventNo: number; template: string; path: string; status: string; now: number }>(
-        `INSERT INTO traces (event_no, doc) VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status))
-         ON CONFLICT (event_no) DO UPDATE SET doc = json_set(doc, @path, @status, '$.update_timestamp', @now)`
+      // A key of no configured site is kept in the document but is not output.
+      setStatus: db.prepare<{
+        eventNo: number
+        template: string
+        outputTemplate: string
+        path: string
+        output: 0 | 1
+        status: string
+        now: number
+        nowText: string
+      }>(
+        `INSERT INTO traces (event_no, doc, output)
+         VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status),
+                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @status) ELSE ${NEW_OUTPUT} END)
+         ON CONFLICT (event_no) DO UPDATE SET
+           doc = json_set(doc, @path, @status, '$.update_timestamp', @now),
+           output = CASE WHEN @output THEN json_set(output, @path, @status, '$.update_timestamp', json(@nowText))
+                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END`
       ),
       record: db.prepare<{ eventNo: number; key: string; from: string | null; to: string; at: number; by: string }>(
         'INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (@eventNo, @key, @from, @to, @at, @by)'
@@ -52,8 +82,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
       ),
-      replace: db.prepare<[number, string]>(
-        'INSERT INTO traces (event_no, doc) VALUES (?, ?) ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc'
+      replace: db.prepare<[number, string, string]>(
+        `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
+         ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`
       )
     }
     const { current, setStatus, record } = this.statements
@@ -61,7 +92,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     const transaction = db.transaction((eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
       const path = pathTo(key)
       const before = current.get({ eventNo, path })
-      setStatus.run({ eventNo, template: this.template, path, status, now })
+      const output = this.outputKeys.has(key) ? 1 : 0
+      setStatus.run({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, now, nowText: JSON.stringify(now) })
       const from = before === undefined ? null : asText(before.value)
       if (from === status) return false
       record.run({ eventNo, key, from, to: status, at: now, by })
@@ -71,7 +103,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
   }
 
   create(eventNo: number, now: number): void {
-    this.statements.create.run({ eventNo, template: this.template, now })
+    this.statements.create.run({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) })
   }
 
   setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): boolean {
@@ -97,7 +129,10 @@ export class SqliteTraces implements Adapter<TraceCollection> {
 
   upsert(traces: readonly TraceRecord[]): number {
     this.db.transaction(() => {
-      for (const trace of traces) this.statements.replace.run(trace.event_no as number, JSON.stringify(trace))
+      for (const trace of traces) {
+        const eventNo = trace.event_no as number
+        this.statements.replace.run(eventNo, JSON.stringify(trace), traceJson(eventNo, trace, this.sites))
+      }
     })()
     return traces.length
   }

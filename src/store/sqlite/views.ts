@@ -1,10 +1,11 @@
 import type Database from 'better-sqlite3'
+import { callbackHead, callbackJson, traceJson } from '../../domain/output-forms.js'
 import type {
-  CallbackRow,
   DatatrailRecord,
   EventParts,
   EventPosition,
   HeartbeatRecord,
+  OutputRow,
   TraceRecord,
   TransitionRecord,
   WindowEventParts
@@ -12,6 +13,7 @@ import type {
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
+import type { Sites } from '../../vocabulary.js'
 import type { SqliteDatatrail } from './datatrail.js'
 import { toEvent, type EventRow, type SqliteEvents } from './events.js'
 import type { SqliteHeartbeats } from './heartbeats.js'
@@ -20,9 +22,10 @@ import { TRANSITION_COLUMNS, type SqliteTraces } from './traces.js'
 interface CallbackRowText {
   event_no: number
   timestamp_ms: number
-  snr: number
-  known_source_name: string
-  trace: string | null
+  callback_head: string | null
+  output: string | null
+  /** Only when the trace has no output text (written by an older version of the service). */
+  doc: string | null
 }
 
 /** The events of a window page, as event numbers in one parameter: `IN (SELECT value FROM json_each(?))`. */
@@ -46,11 +49,15 @@ export class SqliteViews implements Adapter<StoreViews> {
   private readonly window
   readonly eventParts: (eventNo: number) => EventParts
 
-  constructor(db: Database.Database, tables: { events: SqliteEvents; traces: SqliteTraces; datatrail: SqliteDatatrail; heartbeats: SqliteHeartbeats }) {
-    // A range scan of a covering partial index: exactly the rows returned, and only the columns the
-    // route outputs (reading the actions text too doubled the time).
+  constructor(
+    db: Database.Database,
+    private readonly tables: { events: SqliteEvents; traces: SqliteTraces; datatrail: SqliteDatatrail; heartbeats: SqliteHeartbeats },
+    private readonly sites: Sites
+  ) {
+    // A range scan of a covering partial index, exactly the rows returned, joined to each trace's
+    // output text: both halves of every element are stored text, so nothing is parsed.
     this.callbacks = db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, CallbackRowText>(
-      `SELECT e.event_no, e.timestamp_ms, e.snr, e.known_source_name, t.doc AS trace
+      `SELECT e.event_no, e.timestamp_ms, e.callback_head, t.output, CASE WHEN t.output IS NULL THEN t.doc END AS doc
        FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
        WHERE e.baseband_requested = 1 AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo)
          AND e.timestamp_ms < @end
@@ -107,13 +114,13 @@ export class SqliteViews implements Adapter<StoreViews> {
     return this.window(position.timestamp, position.event_no, window.end, limit)
   }
 
-  callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): CallbackRow[] {
+  callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): OutputRow[] {
     const position = after ?? { timestamp: window.start, event_no: -1 }
-    return this.callbacks
-      .all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit })
-      .map((row) => ({
-        event: { event_no: row.event_no, timestamp: row.timestamp_ms, snr: row.snr, known_source_name: row.known_source_name },
-        trace: row.trace === null ? null : (JSON.parse(row.trace) as TraceRecord)
-      }))
+    return this.callbacks.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map((row) => {
+      // Rows without their texts were written by an older version of the service since this one made them.
+      const head = row.callback_head ?? callbackHead(this.tables.events.find(row.event_no)!)
+      const trace = row.output ?? (row.doc === null ? null : traceJson(row.event_no, JSON.parse(row.doc) as TraceRecord, this.sites))
+      return { position: { timestamp: row.timestamp_ms, event_no: row.event_no }, json: callbackJson(head, trace) }
+    })
   }
 }
