@@ -133,6 +133,11 @@ export const ConfigSchema = Type.Object({
     default: 6000,
     description: 'POST /auth/refresh requests a minute per client address.'
   }),
+  SLOW_REQUEST_MS: Type.Integer({
+    minimum: 1,
+    default: 1000,
+    description: 'A request that takes longer is logged as a warning, with its time; every request is logged at debug.'
+  }),
   REQUEST_TIMEOUT_MS: Type.Integer({
     minimum: 1000,
     maximum: 600_000,

@@ -32,7 +32,8 @@ const requestTimes = (server: WorkersProcess, pid: number) =>
     .map((line) => line.time as number)
 
 t.test('WORKERS=2: a worker killed with SIGKILL is replaced, and the service answers throughout', async (t) => {
-  const server = await startWorkers(t, { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), WORKERS: '2' })
+  // Requests are logged at debug: the test reads when each worker received one.
+  const server = await startWorkers(t, { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), WORKERS: '2', LOG_LEVEL: 'debug' })
   const [victim, survivor] = server.pids as [number, number]
   t.equal(new Set(server.pids).size, 2, 'two worker processes')
 
