@@ -59,8 +59,8 @@ function tail(stream: NodeJS.ReadableStream | null, max = 8192): () => string {
 }
 
 /**
- * A port free right now. The service is started with LOG_LEVEL=warn, which does not print its
- * "Server listening at" line (info), so the bench picks the port instead of reading it back.
+ * A port free right now, picked by the bench rather than read back from the service's log: its
+ * workers' and the bare server's lines would have to be told apart.
  */
 export async function freePort(): Promise<number> {
   const server = createServer()
@@ -106,7 +106,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     TRACER_DB: options.db,
     HOST: '127.0.0.1',
     PORT: String(port),
-    LOG_LEVEL: options.logLevel ?? 'warn',
+    // What an operator runs: requests are logged at debug only, so info costs a request nothing.
+    LOG_LEVEL: options.logLevel ?? 'info',
     AUTH_RATE_LIMIT: String(options.authRateLimit ?? 1_000_000),
     WORKERS: String(options.workers ?? 1)
   }

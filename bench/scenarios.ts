@@ -164,6 +164,18 @@ export function scenarios(context: ScenarioContext): Scenario[] {
       prepare: once(get(`/v1/events?cursor=${context.page500Cursor}&limit=100`, token))
     },
     {
+      // The same events as callbacks-1d, each held against its datatrail, heartbeats and deadlines.
+      id: 'audit-1d',
+      probeSingleConnection: true,
+      title: 'GET audit, 1 day',
+      server: 'service',
+      connections: 10,
+      expectedStatus: 200,
+      prepare: () => ({
+        requests: [getEach(() => `/v1/event-tracer/audit?${windowQuery(randomWindow(oldest, newest, DAY_MS))}`, token)]
+      })
+    },
+    {
       id: 'update-trace',
       title: 'POST update-trace, distinct keys',
       server: 'service',

@@ -101,7 +101,7 @@ function renderSoakReport(bench: Bench, result: SoakResult, cpu: CpuShare): stri
     `- Store: ${store.spec.events.toLocaleString('en-US')} events over ${store.spec.days} days (seed ${store.spec.seed}), ` +
       `${store.reused ? 'reused' : `seeded by this run in ${store.seedSeconds.toFixed(1)} s`}`,
     `- Load: ${SECONDS} s at ${RATE} req/s (autocannon overallRate, ${CONNECTIONS} connections) against one \`tracer serve\` ` +
-      'process: NODE_ENV=production, LOG_LEVEL=warn, AUTH_RATE_LIMIT raised to 1,000,000 (the logins are the same user ' +
+      'process: NODE_ENV=production, LOG_LEVEL=info, AUTH_RATE_LIMIT raised to 1,000,000 (the logins are the same user ' +
       'from one address; at the default 10 a minute most would be 429).',
     `- Other processes used ${cpu.othersPercent.toFixed(0)}% of the machine's CPU during the run (hypervisor steal ${cpu.stealPercent.toFixed(1)}%)`,
     '',
