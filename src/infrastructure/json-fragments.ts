@@ -11,18 +11,33 @@ export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
  * once still fails before the status is sent.
  */
 
+/** About the size of the body's chunks (pulled-body.ts): larger fragments would be held whole for a slow client. */
+const FRAGMENT_CHARS = 16 * 1024
+
 /**
  * `[`, the elements of every page separated by commas, `]`: one page of elements held at a time,
- * and one fragment a page (a fragment an element cost a turn of the generator each).
+ * joined into fragments of about FRAGMENT_CHARS (a fragment an element cost a turn of the
+ * generator each; a fragment a page, a page's text held for a client that does not read).
  */
 export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element: T) => string): AsyncGenerator<string> {
+  let text = '['
   let opened = false
   for await (const page of pages) {
-    if (page.length === 0) continue
-    yield (opened ? ',' : '[') + page.map(toJson).join(',')
-    opened = true
+    for (const element of page) {
+      text += (opened ? ',' : '') + toJson(element)
+      opened = true
+      if (text.length >= FRAGMENT_CHARS) {
+        yield text
+        text = ''
+      }
+    }
+    // Nothing of a page waits for the next: its store read may take a while.
+    if (text.length > 0 && opened) {
+      yield text
+      text = ''
+    }
   }
-  yield opened ? ']' : '[]'
+  yield `${text}]`
 }
 
 /**

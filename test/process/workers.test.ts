@@ -76,7 +76,7 @@ t.test('WORKERS=auto starts one worker per core', { skip: cores < 2 && 'one core
 })
 
 t.test('SIGTERM to the primary: requests in flight on both workers finish, then every process exits with status 0', async (t) => {
-  const server = await startWorkers(t, { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), WORKERS: '2', TRACER_ADMIN_PASSWORD: 'pw' })
+  const server = await startWorkers(t, { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), WORKERS: '2', TRACER_ADMIN_PASSWORD: 'pw', LOG_LEVEL: 'debug' })
   const token = (await request(`${server.url}/auth`, { body: { username: 'admin', password: 'pw' } })).body.access_token as string
   const port = Number(new URL(server.url).port)
 
@@ -110,7 +110,7 @@ t.test('SIGTERM to the primary: requests in flight on both workers finish, then 
 t.test('a worker that keeps failing at start is restarted after growing delays while the other serves', async (t) => {
   const folder = t.testdir()
   const db = join(folder, 'tracer.sqlite')
-  const server = await startWorkers(t, { TRACER_DB: db, WORKERS: '2', TRACER_ADMIN_PASSWORD: 'pw' })
+  const server = await startWorkers(t, { TRACER_DB: db, WORKERS: '2', TRACER_ADMIN_PASSWORD: 'pw', LOG_LEVEL: 'debug' })
   // The running workers keep the file they opened; a new one finds something that is not a database.
   writeFileSync(join(folder, 'garbage'), 'not a database\n'.repeat(100))
   renameSync(join(folder, 'garbage'), db)

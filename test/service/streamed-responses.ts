@@ -17,8 +17,14 @@ async function* pagesOf<T>(...pages: T[][]) {
   for (const page of pages) yield page
 }
 
-t.test('jsonArray: a page a fragment, the bracket with the first, empty pages skipped; jsonObject holds its head back until then', async (t) => {
+t.test('jsonArray: a page a fragment, or pieces of about 16 KiB, the bracket with the first; jsonObject holds its head back until then', async (t) => {
   t.strictSame(await fragmentsOf(jsonArray(pagesOf([1, 2], [], [3]), String)), ['[1,2', ',3', ']'])
+  const big = ['a', 'b', 'c', 'd'].map((letter) => letter.repeat(10_000))
+  t.strictSame(
+    await fragmentsOf(jsonArray(pagesOf(big), (text) => text)),
+    [`[${big[0]},${big[1]}`, `,${big[2]},${big[3]}`, ']'],
+    'a large page is cut once a piece reaches 16 KiB, so a client that does not read pins no page of text'
+  )
   t.strictSame(await fragmentsOf(jsonArray(pagesOf<number>([], []), String)), ['[]'])
   t.strictSame(await fragmentsOf(jsonArray(pagesOf<number>(), String)), ['[]'])
 
