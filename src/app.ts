@@ -18,7 +18,7 @@ import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
 import transitionHub from './infrastructure/transition-hub.js'
-import requestLog from './infrastructure/request-log.js'
+import { RequestLogController } from './infrastructure/request-log.js'
 import metrics from './infrastructure/metrics.js'
 import auditMetrics from './infrastructure/audit-metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
@@ -87,8 +87,8 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
       connectionsCheckingInterval: Math.min(1000, Math.ceil(config.REQUEST_TIMEOUT_MS / 10))
     },
     frameworkErrors,
-    // Logged by the request-log plugin: at debug, and whatever fails or is slow.
-    disableRequestLogging: true,
+    // Requests are logged at debug, and whatever fails or is slow at any level.
+    logController: new RequestLogController({ slowMs: config.SLOW_REQUEST_MS }),
     schemaController: { compilersFactory: { buildValidator, buildSerializer } }
   }
 }
@@ -99,7 +99,6 @@ async function app(fastify: FastifyInstance, { config, store, now = Date.now, da
   fastify.decorate('store', store)
   fastify.decorate('clock', now)
   fastify.addHook('onClose', () => store.close())
-  await fastify.register(requestLog)
   await fastify.register(metrics)
   await fastify.register(auditMetrics)
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
