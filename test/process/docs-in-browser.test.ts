@@ -5,24 +5,12 @@
  * the Swagger UI's scripts over https from a plain-HTTP server, and the page stayed blank.
  * Needs Chromium at /usr/bin/chromium; skipped, saying so, without it.
  */
-import { existsSync } from 'node:fs'
 import { networkInterfaces } from 'node:os'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
 import t from 'tap'
+import { CHROMIUM, chromiumInstalled, launchChromium } from '../dashboard/browser.js'
 import { startServer } from './processes.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync'
-]
 const RENDER_DEADLINE_MS = 30_000
 
 /** An IPv4 address of this machine other than loopback, if it has one. */
@@ -33,7 +21,7 @@ function nonLoopbackAddress(): string | undefined {
 }
 
 const address = nonLoopbackAddress()
-const skip = !existsSync(CHROMIUM)
+const skip = !chromiumInstalled()
   ? `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium): /docs is not checked in a browser`
   : address === undefined
     ? 'this machine has no IPv4 address but loopback: /docs is not checked on another address'
@@ -44,7 +32,7 @@ t.test('/docs renders in Chromium on a non-loopback address, over plain HTTP', {
   const port = new URL(server.url).port
   const docs = `http://${address}:${port}/docs`
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+  const browser = await launchChromium()
   t.teardown(() => browser.close())
   const page = await browser.newPage()
   const failed: string[] = []
