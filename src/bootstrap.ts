@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { hashPassword } from './auth/passwords.js'
 import type { Config } from './config.js'
-import { seedDemo } from './demo/generate.js'
 import type { Store } from './store/port.js'
 
 /**
@@ -46,6 +45,8 @@ export const DEMO = { events: 2000, days: 30, seed: 1 }
  */
 export async function seedDemoOnFirstStart(store: Store, config: Config, announce: (line: string) => void, now = Date.now()) {
   if (config.TRACER_STORE !== 'sqlite' || config.NODE_ENV === 'production') return
+  // Only a first start needs the generator; a server on a store in use never loads it.
+  const { seedDemo } = await import('./demo/generate.js')
   const counts = await seedDemo(store, config.TRACER_SITES, { ...DEMO, now })
   announce(
     `Seeded a demo data set: ${counts.events} events over the last ${DEMO.days} days, ` +

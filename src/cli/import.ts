@@ -5,7 +5,6 @@ import { createInterface } from 'node:readline'
 import { CliError } from './cli-error.js'
 import { ImportBatch, totalOf, type ImportCounts } from './import-batch.js'
 import type { CliIo } from './io.js'
-import { recordParser, RecordError } from './ndjson-records.js'
 import { mebibytes, progressBar } from './progress.js'
 import { withStore } from './store.js'
 
@@ -24,13 +23,16 @@ export function importCommand(io: CliIo): Command {
     .action(async (file: string) => {
       const started = performance.now()
       const size = await fileSize(file)
+      // Loaded when importing: every other command, `serve` included, parses its arguments with this module.
+      const { recordParser, RecordError } = await import('./ndjson-records.js')
       const counts = await withStore(io, async (store, config) => {
         const now = Date.now() / 1000
         const batch = new ImportBatch(store, now)
         const parse = recordParser(config.TRACER_SITES, now)
+        // Before the file is opened: lines read while the bar's module loads would be lost.
+        const progress = await progressBar(io.stderr, size, { label: 'Importing', format: mebibytes })
         const input = createReadStream(file)
         const lines = createInterface({ input, crlfDelay: Infinity })
-        const progress = progressBar(io.stderr, size, { label: 'Importing', format: mebibytes })
         let lineNo = 0
         try {
           for await (const line of lines) {

@@ -1,5 +1,3 @@
-import cliProgress from 'cli-progress'
-
 export interface Progress {
   update(value: number): void
   stop(): void
@@ -17,8 +15,11 @@ export interface ProgressOptions {
  * A progress bar on `stream` when it is a terminal. Redirected to a file or a pipe (CI, tests) it
  * shows nothing: a bar's control characters would only clutter a log.
  */
-export function progressBar(stream: NodeJS.WritableStream, total: number, options: ProgressOptions): Progress {
+export async function progressBar(stream: NodeJS.WritableStream, total: number, options: ProgressOptions): Promise<Progress> {
   if ((stream as { isTTY?: boolean }).isTTY !== true) return NONE
+  // Loaded only for a terminal: its text-width tables cost about 5 MB of RSS, which every other
+  // process (`serve` above all, since it loads the commands' modules to parse its own) would carry.
+  const { default: cliProgress } = await import('cli-progress')
   const { format } = options
   const bar = new cliProgress.SingleBar(
     {

@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander'
-import { seedDemo, SeedOptionsError } from '../demo/generate.js'
 import { CliError } from './cli-error.js'
 import type { CliIo } from './io.js'
 import { integerOption, positiveNumber } from './options.js'
@@ -37,6 +36,8 @@ export function seedCommand(io: CliIo): Command {
     )
     .action(async (options: SeedCommandOptions) => {
       if (options.demo !== true) throw new CliError('seed writes synthetic demo data only: add --demo')
+      // Loaded when seeding: every other command, `serve` included, parses its arguments with this module.
+      const { seedDemo, SeedOptionsError } = await import('../demo/generate.js')
       const started = performance.now()
       const counts = await withStore(io, async (store, config) => {
         // Upserts replace these events, but parts the new data does not overwrite would stay.
@@ -44,7 +45,7 @@ export function seedCommand(io: CliIo): Command {
           const first = options.firstEventNo
           io.stderr.write(`tracer: warning: event ${first} exists already; old traces, datatrail and heartbeats may stay\n`)
         }
-        const progress = progressBar(io.stderr, options.events, { label: 'Seeding events' })
+        const progress = await progressBar(io.stderr, options.events, { label: 'Seeding events' })
         try {
           return await seedDemo(store, config.TRACER_SITES, {
             events: options.events,

@@ -1,7 +1,6 @@
 import type { Config } from '../config.js'
 import { ConfigError } from '../config.js'
 import type { Store } from './port.js'
-import { openSqliteStore } from './sqlite/store.js'
 
 /** Start-up messages before the app (and its logger) exists go to standard error. */
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
@@ -18,10 +17,13 @@ function mongoSettings(config: Config) {
  */
 export async function openStore(config: Config, log: (message: string) => void = toStderr): Promise<Store> {
   switch (config.TRACER_STORE) {
-    case 'sqlite':
+    case 'sqlite': {
+      // Each adapter is loaded only when chosen: a process holds the modules of one store, not both.
+      const { openSqliteStore } = await import('./sqlite/store.js')
       return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS })
+    }
     case 'mongodb': {
-      // Loaded on demand: the driver is most of a start-up's module loading, and SQLite needs none of it.
+      // The driver is most of a start-up's module loading, and SQLite needs none of it.
       const { openMongoStore } = await import('./mongodb/connect.js')
       return openMongoStore(mongoSettings(config), { log })
     }
