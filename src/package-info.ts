@@ -29,7 +29,7 @@ const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf
 export const packageVersion = manifest.version
 
 /**
- * The node options `npm start` serves with (the heap limit), so that the process tests and the
+ * The node options `npm start` serves with (how the heap grows), so that the process tests and the
  * bench, which start `dist/src/cli.js serve` themselves, run the service exactly as it is deployed.
  */
 export const serveNodeOptions: string[] = (() => {

@@ -1,22 +1,10 @@
-import { once } from 'node:events'
-import { createServer } from 'node:net'
 import t from 'tap'
 import { packageVersion } from '../../src/package-info.js'
 import { SERVER_SELECTION_TIMEOUT_MS } from '../../src/store/mongodb/connect.js'
 import { claims, signJwt, TEST_SECRET } from '../helper.js'
-import { request, runCli, startServer, stop } from './processes.js'
+import { closedPort, request, runCli, startServer, stop } from './processes.js'
 
 const UNAVAILABLE = { reasons: ['The store is unavailable; try again shortly.'], exception: 'ServiceUnavailable' }
-
-/** A local port nothing listens on: connections to it are refused at once. */
-async function closedPort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  await once(server, 'close')
-  return port
-}
 
 t.test('MongoDB unreachable at start: the process listens at once, not ready, and stops promptly on SIGTERM', async (t) => {
   const server = await startServer(t, {

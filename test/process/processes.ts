@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import type { Test } from 'tap'
 import { serveNodeOptions } from '../../src/package-info.js'
@@ -161,4 +162,14 @@ export function isRunning(pid: number): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false
     throw error
   }
+}
+
+/** A local port nothing listens on: connections to it are refused at once. */
+export async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  await once(server, 'close')
+  return port
 }

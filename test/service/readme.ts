@@ -18,7 +18,8 @@ t.test('the set-up commands of the README exist, and npm start runs what the pro
   t.match(readme, 'npm install && npm start')
   t.match(readme, 'npm install && npm test')
   t.match(scripts.start, /&& node (--\S+ )*dist\/src\/cli\.js serve$/)
-  t.ok(serveNodeOptions.some((option) => option.startsWith('--max-old-space-size=')), 'the heap is capped: RSS stays under 200 MB')
+  // Issue 13: memory stays low by loading less, not by heap caps, which cost about 10% of throughput.
+  t.notOk(serveNodeOptions.some((option) => /^--max-(old-space|semi-space|heap)-size=/.test(option)), 'no heap cap')
   t.match(scripts.tracer, /&& node dist\/src\/cli\.js$/)
 })
 
