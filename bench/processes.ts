@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { serveNodeOptions } from '../src/package-info.js'
+import { serveEnvironment, serveNodeOptions } from '../src/package-info.js'
 import { BARE_SERVER, CLI } from './paths.js'
 import { listeningChildren } from './process-tree.js'
 
@@ -101,6 +101,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const port = await freePort()
   const env = {
     PATH: process.env.PATH ?? '',
+    ...serveEnvironment,
     NODE_ENV: 'production',
     JWT_SECRET: options.jwtSecret,
     TRACER_DB: options.db,

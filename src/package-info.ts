@@ -29,10 +29,19 @@ const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf
 export const packageVersion = manifest.version
 
 /**
- * The node options `npm start` serves with (how the heap grows), so that the process tests and the
- * bench, which start `dist/src/cli.js serve` themselves, run the service exactly as it is deployed.
+ * How `npm start` runs the service: its environment settings and node options, so that the process
+ * tests and the bench, which start `dist/src/cli.js serve` themselves, run it exactly as deployed.
  */
-export const serveNodeOptions: string[] = (() => {
-  const match = /\bnode ((?:--\S+ )*)dist\/src\/cli\.js serve$/.exec(manifest.scripts?.start ?? '')
-  return (match?.[1] ?? '').split(' ').filter((option) => option !== '')
-})()
+const serveCommand = /&& ((?:[A-Z_]+=\S+ )*)node ((?:--\S+ )*)dist\/src\/cli\.js serve$/.exec(manifest.scripts?.start ?? '')
+const words = (text: string | undefined) => (text ?? '').split(' ').filter((word) => word !== '')
+
+/** The node options of `npm start` (how the heap grows). */
+export const serveNodeOptions: string[] = words(serveCommand?.[2])
+
+/** The environment `npm start` sets before node (how the C allocator gives memory back). */
+export const serveEnvironment: Record<string, string> = Object.fromEntries(
+  words(serveCommand?.[1]).map((assignment) => {
+    const equals = assignment.indexOf('=')
+    return [assignment.slice(0, equals), assignment.slice(equals + 1)]
+  })
+)

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import type { Test } from 'tap'
-import { serveNodeOptions } from '../../src/package-info.js'
+import { serveEnvironment, serveNodeOptions } from '../../src/package-info.js'
 
 /** Process tests run the built service, exactly what `npm start` runs; `npm test` builds it first. */
 const CLI = 'dist/src/cli.js'
@@ -37,7 +37,7 @@ export interface RunAs {
 export async function startServer(t: Test, env: Record<string, string>, runAs?: RunAs): Promise<ServerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
   const child = spawn(process.execPath, [...serveNodeOptions, CLI, 'serve'], {
-    env: { ...baseEnv(), PORT: '0', ...env },
+    env: { ...baseEnv(), ...serveEnvironment, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...runAs
   })
@@ -172,4 +172,10 @@ export async function closedPort(): Promise<number> {
   server.close()
   await once(server, 'close')
   return port
+}
+
+/** The resident set size of process `pid` now, in MB (Linux). */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024
 }

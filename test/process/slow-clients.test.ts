@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { stalledGet, untilTrue, whatIsLeft } from '../raw-http.js'
-import { request, runCli, startServer } from './processes.js'
+import { request, rssMb, runCli, startServer } from './processes.js'
 
 const SOCKETS = 100
 /** The default of MAX_STREAMED_RESPONSES: the test holds the service as it is deployed to its bound. */
@@ -20,11 +19,6 @@ const STALL_TIMEOUT_S = 2
  * process-tracking loader, some 25 MB.)
  */
 const RSS_GROWTH_LIMIT_MB = 50
-
-const rssMb = (pid: number) => {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024
-}
 
 t.test(`${SOCKETS} clients that never read a year of baseband callbacks: bounded, dropped, and the service keeps serving`, async (t) => {
   const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), STREAM_STALL_TIMEOUT_S: String(STALL_TIMEOUT_S) }
