@@ -17,6 +17,13 @@ export interface EventRow {
   update_timestamp: number
 }
 
+/**
+ * The columns of an EventRow, for reads that make records: not the stored output texts, which
+ * would double what each row costs to read.
+ */
+export const EVENT_COLUMNS =
+  'event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested, update_timestamp'
+
 export const toEvent = (row: EventRow): EventRecord => ({
   event_no: row.event_no,
   timestamp: row.timestamp_ms,
@@ -79,7 +86,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
            actions = excluded.actions, baseband_requested = excluded.baseband_requested,
            update_timestamp = excluded.update_timestamp, output = excluded.output, callback_head = excluded.callback_head`
       ),
-      find: db.prepare<[number], EventRow>('SELECT * FROM events WHERE event_no = ?')
+      find: db.prepare<[number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_no = ?`)
     }
   }
 

@@ -3,7 +3,7 @@ import { wantsBaseband } from '../../domain/events.js'
 import { callbackHead, eventJson, outputSignature, traceJson } from '../../domain/output-forms.js'
 import type { TraceRecord } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
-import { toEvent, type EventRow } from './events.js'
+import { EVENT_COLUMNS, toEvent, type EventRow } from './events.js'
 
 /** Rows rewritten per statement: bounds the memory of a rewrite of a large store. */
 const BATCH = 5000
@@ -18,7 +18,9 @@ export function refreshOutputTexts(db: Database.Database, sites: Sites): void {
   const signature = outputSignature(sites)
   const made = db.prepare<[], string>(`SELECT value FROM settings WHERE name = 'output_texts'`).pluck()
   if (made.get() === signature) return
-  const events = db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE event_no > ? ORDER BY event_no LIMIT ?')
+  const events = db.prepare<[number, number], EventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM events WHERE event_no > ? ORDER BY event_no LIMIT ?`
+  )
   const setEvent = db.prepare<[string, string, number, number]>(
     'UPDATE events SET output = ?, callback_head = ?, baseband_requested = ? WHERE event_no = ?'
   )

@@ -15,7 +15,7 @@ import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
 import type { Sites } from '../../vocabulary.js'
 import type { SqliteDatatrail } from './datatrail.js'
-import { toEvent, type EventRow, type SqliteEvents } from './events.js'
+import { EVENT_COLUMNS, toEvent, type EventRow, type SqliteEvents } from './events.js'
 import type { SqliteHeartbeats } from './heartbeats.js'
 import { TRANSITION_COLUMNS, type SqliteTraces } from './traces.js'
 
@@ -27,6 +27,9 @@ interface CallbackRowText {
   /** Only when the trace has no output text (written by an older version of the service). */
   doc: string | null
 }
+
+/** The event's columns of the window read, from the events table named `e`. */
+const EVENT_COLUMNS_OF_E = EVENT_COLUMNS.split(', ').map((column) => `e.${column}`).join(', ')
 
 /** The events of a window page, as event numbers in one parameter: `IN (SELECT value FROM json_each(?))`. */
 const IN_PAGE = 'IN (SELECT value FROM json_each(?))'
@@ -66,7 +69,7 @@ export class SqliteViews implements Adapter<StoreViews> {
     // The window's parts: the page of events with their traces, then each other part of the whole
     // page in one indexed scan, all in one read transaction (one snapshot).
     const pageEvents = db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, EventRow & { trace: string | null }>(
-      `SELECT e.*, t.doc AS trace
+      `SELECT ${EVENT_COLUMNS_OF_E}, t.doc AS trace
        FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
        WHERE e.baseband_requested = 1 AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo)
          AND e.timestamp_ms < @end
