@@ -41,3 +41,6 @@ export function startCpuAccounting(): () => CpuShare {
     }
   }
 }
+
+/** Above this share of the CPU used by other processes, the reports warn that every figure is lower and noisier. */
+export const NOISY_PERCENT = 10

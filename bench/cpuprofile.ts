@@ -3,8 +3,16 @@ import { readFileSync } from 'node:fs'
 /** The parts of V8's .cpuprofile JSON (written by node --cpu-prof) that the summary reads. */
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[]
+  /** Microseconds on the monotonic clock, the one process.hrtime reads on Linux. */
+  startTime: number
   samples: number[]
   timeDeltas: number[]
+}
+
+/** A span of the monotonic clock in microseconds (process.hrtime.bigint() / 1000). */
+export interface Span {
+  startUs: number
+  endUs: number
 }
 
 export interface Share {
@@ -27,16 +35,23 @@ export interface ProfileSummary {
 
 /**
  * Self time per function and per package. Each sample's time delta is charged to the frame on top
- * of the stack, as the DevTools bottom-up view does.
+ * of the stack, as the DevTools bottom-up view does. With `during`, only the samples taken in that
+ * span count: the load, without the process's start-up and shutdown.
  */
-export function summariseProfile(file: string, top = 25, inclusiveOf: RegExp = /^$/): ProfileSummary {
+export function summariseProfile(file: string, top = 25, inclusiveOf: RegExp = /^$/, during?: Span): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
   const parents = new Map<number, number>()
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
 
   const selfByNode = new Map<number, number>()
-  profile.samples.forEach((id, i) => selfByNode.set(id, (selfByNode.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000))
+  let at = profile.startTime
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0
+    at += delta
+    if (during !== undefined && (at < during.startUs || at > during.endUs)) return
+    selfByNode.set(id, (selfByNode.get(id) ?? 0) + delta / 1000)
+  })
 
   let idleMs = 0
   let busyMs = 0

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { readMemory, type MemoryBreakdown } from './memory.js'
 import type { RunningServer } from './processes.js'
 import { rssBytes, sampleRss, toMb } from './rss.js'
 
@@ -11,6 +12,8 @@ export interface FullYearResult {
   rows: number
   megabytes: number
   seconds: number
+  /** Where the memory was right after the request (read once the peak is measured, so the reading cannot raise it). */
+  memory: MemoryBreakdown
 }
 
 /**
@@ -30,13 +33,15 @@ export async function fullYearRss(start: () => Promise<RunningServer>, token: st
     const { rows, bytes } = await callbacks(server.url, token, end - 365 * DAY_MS, end)
     const seconds = (performance.now() - started) / 1000
     const { peak } = sampler.stop()
+    const memory = await readMemory(server.url, token)
     return {
       baselineMb: toMb(baseline),
       peakMb: toMb(peak),
       increaseMb: toMb(Math.max(0, peak - baseline)),
       rows,
       megabytes: bytes / 1024 / 1024,
-      seconds
+      seconds,
+      memory
     }
   } finally {
     await server.stop()

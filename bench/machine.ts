@@ -4,14 +4,34 @@ import { cpus, release, totalmem, type as osType } from 'node:os'
 import { ROOT } from './paths.js'
 
 /** The facts a reader needs to compare two result files. */
-export function machineFacts(): string[] {
+export interface Machine {
+  cpu: string
+  cores: number
+  memoryGiB: number
+  node: string
+  os: string
+  commit: string
+}
+
+export function machine(): Machine {
   const cores = cpus()
+  return {
+    cpu: cores[0]?.model.trim() ?? 'unknown',
+    cores: cores.length,
+    memoryGiB: totalmem() / 1024 ** 3,
+    node: process.version,
+    os: `${osRelease()} (${osType()} ${release()})`,
+    commit: gitCommit()
+  }
+}
+
+export function machineFacts(facts: Machine = machine()): string[] {
   return [
-    `CPU: ${cores[0]?.model.trim() ?? 'unknown'} × ${cores.length}`,
-    `Memory: ${(totalmem() / 1024 ** 3).toFixed(1)} GiB`,
-    `Node: ${process.version}`,
-    `OS: ${osRelease()} (${osType()} ${release()})`,
-    `Commit: ${gitCommit()}`
+    `CPU: ${facts.cpu} × ${facts.cores}`,
+    `Memory: ${facts.memoryGiB.toFixed(1)} GiB`,
+    `Node: ${facts.node}`,
+    `OS: ${facts.os}`,
+    `Commit: ${facts.commit}`
   ]
 }
 
@@ -23,11 +43,17 @@ function osRelease(): string {
   }
 }
 
+/** What the bench writes itself: a tree that differs only there runs the same code. */
+const BENCH_OUTPUTS = [':(exclude)README.md', ':(exclude)bench/results']
+
 /** HEAD, read only (status without optional locks never rewrites the index); "+ local changes" when the tree differs. */
 function gitCommit(): string {
   try {
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim()
-    const dirty = execFileSync('git', ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['--no-optional-locks', 'status', '--porcelain', '--untracked-files=no', '--', '.', ...BENCH_OUTPUTS], {
+      cwd: ROOT,
+      encoding: 'utf8'
+    }).trim()
     return dirty === '' ? head : `${head} + local changes`
   } catch {
     return 'unknown (not a git work tree)'

@@ -1,17 +1,24 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startCpuAccounting } from './cpu-share.js'
+import { cpuCost, type CpuCost } from './cpu-cost.js'
+import { NOISY_PERCENT, startCpuAccounting } from './cpu-share.js'
 import { fullYearRss, type FullYearResult } from './full-year.js'
 import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
-import { machineFacts } from './machine.js'
-import { RESULTS_DIR } from './paths.js'
+import { machine } from './machine.js'
+import { readMemory, type MemoryBreakdown } from './memory.js'
+import { README, RESULTS_DIR } from './paths.js'
 import { startBareServer, stopChildrenOnSignals, type RunningServer } from './processes.js'
+import { profileScenario } from './profiling.js'
+import { renderReadmeBlock } from './readme-block.js'
+import { spliceBenchBlock } from './readme-splice.js'
 import { scenarios, type Scenario } from './scenarios.js'
-import { prepareBench, scenarioContext } from './setup.js'
+import { prepareBench, scenarioContext, type Bench } from './setup.js'
 import { summarise } from './summary.js'
 import { renderReport } from './table.js'
+import { judgeTargets, largestIncrease, type Verdict } from './targets.js'
 import type { WriteCheck } from './update-trace.js'
+import { perRequest, scenariosToProfile, type Evidence } from './why.js'
 
 /** `npm run bench` (issue 5): every scenario against the service and the bare route, then one report. */
 
@@ -24,6 +31,12 @@ const FULL_YEAR_RUNS = 3
  * report goes to standard output only, leaving bench/results/latest.md as the last full run wrote it.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
+/**
+ * A full run writes latest.md and the README's block, after profiling each scenario behind a missed
+ * target. BENCH_WRITE=1 does the same on a partial run: a short check of that part of the bench.
+ */
+const WRITE = ONLY === undefined || process.env.BENCH_WRITE === '1'
+const PROFILE_SECONDS = positiveInteger('BENCH_PROFILE_SECONDS', 6)
 
 function positiveInteger(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback)
@@ -40,6 +53,7 @@ async function main(): Promise<void> {
   const results = new Map<string, LoadResult[]>()
   const writes: WriteCheck[] = []
   const singleConnection = new Map<string, LoadResult>()
+  const memory = new Map<string, MemoryBreakdown>()
   // Other work on the machine (a test suite, say) slows every scenario: the report shows how much there was.
   const cpuOfOthers = startCpuAccounting()
   const fullYear: FullYearResult[] = []
@@ -55,10 +69,12 @@ async function main(): Promise<void> {
     if (uses('workers')) workers = await bench.startService([], 2)
     const servers = { service, bare, workers }
 
-    const runOnce = async (scenario: Scenario, seconds: number) => {
+    const runOnce = async (scenario: Scenario, seconds: number, readMemoryAfter = false) => {
       const server = servers[scenario.server]!
       const { requests, check } = scenario.prepare()
       const result = await runLoad({ url: server.url, pid: server.pid, connections: scenario.connections, seconds, requests })
+      // Only the service has /metrics; with workers, it would be one process's of several.
+      if (readMemoryAfter && scenario.server === 'service') memory.set(scenario.id, await readMemory(server.url, context.token))
       const written = check === undefined ? undefined : await check()
       // Let the closed connections drain before the next scenario starts.
       await sleep(300)
@@ -73,10 +89,12 @@ async function main(): Promise<void> {
       log(`warm-up ${scenario.id}: ${Math.round(result.rps)} req/s${note}`)
     }
     // Interleaved rounds: a slow spell of the machine hits every scenario alike, and the bare route
-    // runs right before verify in each round, so their ratio compares like with like.
+    // runs right before verify in each round, so their ratio compares like with like. Memory is read
+    // in the last round only: a scrape of /metrics may also run the 7-day audit behind its gauges
+    // (once a minute at most), and what that leaves in the heap should reach as few rounds as can be.
     for (let round = 1; round <= ROUNDS; round++) {
       for (const scenario of list) {
-        const { result, written } = await runOnce(scenario, ROUND_SECONDS)
+        const { result, written } = await runOnce(scenario, ROUND_SECONDS, round === ROUNDS)
         results.set(scenario.id, [...(results.get(scenario.id) ?? []), result])
         if (written !== undefined) writes.push(written)
         const lost = written === undefined ? '' : `, ${written.lost} lost of ${written.acknowledged}`
@@ -106,16 +124,24 @@ async function main(): Promise<void> {
     await workers?.stop()
   }
 
-  const cpu = cpuOfOthers()
-  if (cpu.othersPercent > 10) log(`other processes used ${cpu.othersPercent.toFixed(0)}% of the CPU during the run: numbers are lower and noisier`)
   const bareRounds = results.get('bare')
   // Only the token checks are compared with the bare route: it answers what they answer.
   const summaries = list.map((scenario) =>
     summarise(scenario, results.get(scenario.id)!, scenario.id.startsWith('verify') ? bareRounds : undefined, scenario.id === 'update-trace' ? writes : [])
   )
-  const report = renderReport({
+  const verdicts = judgeTargets({ summaries, fullYear, store: bench.store })
+  const evidence: Evidence = {
+    profiles: WRITE ? await profileMisses(bench, verdicts) : new Map<string, CpuCost>(),
+    ...(WRITE ? {} : { noProfiles: 'a partial run profiles only with BENCH_WRITE=1' }),
+    memory,
+    ...(fullYear.length === 0 ? {} : { fullYearMemory: largestIncrease(fullYear)!.memory })
+  }
+
+  const cpu = cpuOfOthers()
+  if (cpu.othersPercent > NOISY_PERCENT) log(`other processes used ${cpu.othersPercent.toFixed(0)}% of the CPU during the run: numbers are lower and noisier`)
+  const input = {
     date: new Date(),
-    machine: machineFacts(),
+    machine: machine(),
     store: bench.store,
     rounds: ROUNDS,
     roundSeconds: ROUND_SECONDS,
@@ -124,12 +150,36 @@ async function main(): Promise<void> {
     cpuOfOthers: cpu,
     fullYear,
     ...(ONLY === undefined ? {} : { only: ONLY })
-  })
-  if (ONLY === undefined) {
+  }
+  const report = renderReport(input, verdicts, evidence)
+  if (WRITE) {
     mkdirSync(RESULTS_DIR, { recursive: true })
     writeFileSync(join(RESULTS_DIR, 'latest.md'), report)
   }
   process.stdout.write(report)
+  // Last: a README whose markers are missing or doubled fails the run, with latest.md already written.
+  if (WRITE) {
+    writeFileSync(README, spliceBenchBlock(readFileSync(README, 'utf8'), renderReadmeBlock(input, verdicts, evidence)))
+    log('wrote bench/results/latest.md and the figures in the README’s Performance section')
+  }
+}
+
+/**
+ * Profiles, each alone on a service of its own, the scenarios behind missed latency and rate
+ * targets. One that fails is logged and left out: the report says it was not profiled.
+ */
+async function profileMisses(bench: Bench, verdicts: Verdict[]) {
+  const profiles = new Map<string, CpuCost>()
+  for (const id of scenariosToProfile(verdicts)) {
+    try {
+      const cost = cpuCost(await profileScenario(bench, id, PROFILE_SECONDS))
+      profiles.set(id, cost)
+      log(`profile ${id}: ${perRequest(cost.msPerRequest)} ms of CPU a request over ${cost.requests} requests`)
+    } catch (error) {
+      log(`profile ${id} failed: ${error instanceof Error ? error.message : String(error)}`)
+    }
+  }
+  return profiles
 }
 
 const log = (line: string) => void process.stderr.write(`bench: ${line}\n`)

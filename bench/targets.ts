@@ -1,0 +1,156 @@
+import { grouped, mb, ms, pct, tenths } from './figures.js'
+import type { FullYearResult } from './full-year.js'
+import type { SeededStore } from './seeded-store.js'
+import type { ScenarioSummary } from './summary.js'
+
+/** The targets of issues 5 and 13 (13 raised verify's and lowered the memory's, and added the audit's). */
+export const TARGETS = {
+  verifyToBare: 0.75,
+  eventStatusP99Ms: 10,
+  callbacksDayP99Ms: 20,
+  eventsP99Ms: 15,
+  auditDayP99Ms: 25,
+  updateTracePerSecond: 5000,
+  lostUpdates: 0,
+  peakRssMb: 150,
+  fullYearRssIncreaseMb: 50,
+  seedSeconds: 60
+} as const
+
+export type TargetKey = keyof typeof TARGETS
+
+/** One target judged on one measurement. */
+export interface Verdict {
+  target: TargetKey
+  /** The scenario measured, when the figure comes from one. */
+  scenario?: string
+  what: string
+  /** The figure with the decimals that agree with the verdict, and its unit (' ms', '/s', …). */
+  figure: string
+  unit: string
+  measured: number
+  goal: string
+  met: boolean
+}
+
+export interface TargetInput {
+  summaries: ScenarioSummary[]
+  /** One result per fresh process; the largest increase is judged. None in a partial run. */
+  fullYear: FullYearResult[]
+  store: SeededStore
+}
+
+/** The p99 targets, by the scenario each is judged on. */
+const P99_TARGETS: Record<string, { target: TargetKey; what: string }> = {
+  'event-status': { target: 'eventStatusP99Ms', what: 'event-status p99' },
+  'callbacks-1d': { target: 'callbacksDayP99Ms', what: 'baseband-callbacks 1 day p99' },
+  'events-page1': { target: 'eventsP99Ms', what: '/v1/events page1 p99' },
+  'events-page500': { target: 'eventsP99Ms', what: '/v1/events page500 p99' },
+  'audit-1d': { target: 'auditDayP99Ms', what: 'audit 1 day p99' }
+}
+
+/** The p99 target a scenario is judged on; undefined for the others. */
+export const p99TargetOf = (scenario: string): TargetKey | undefined => P99_TARGETS[scenario]?.target
+
+/** Every target the run measured, in the order of the scenarios, then those of the whole run. */
+export function judgeTargets(input: TargetInput): Verdict[] {
+  const verdicts: Verdict[] = []
+  for (const summary of input.summaries) {
+    const { id, server } = summary.scenario
+    const { median } = summary
+    if (id === 'verify') {
+      const ratio = summary.ratioToBare ?? 0
+      verdicts.push({
+        target: 'verifyToBare',
+        scenario: id,
+        what: '/auth/verify vs bare route',
+        figure: pct(summary.ratioToBare, TARGETS.verifyToBare),
+        unit: '',
+        measured: ratio,
+        goal: `≥ ${pct(TARGETS.verifyToBare)}`,
+        met: ratio >= TARGETS.verifyToBare
+      })
+    }
+    const p99 = P99_TARGETS[id]
+    if (p99 !== undefined) {
+      const limit = TARGETS[p99.target]
+      verdicts.push({
+        ...p99,
+        scenario: id,
+        figure: ms(median.p99, limit),
+        unit: ' ms',
+        measured: median.p99,
+        goal: `< ${limit} ms`,
+        met: median.p99 < limit
+      })
+    }
+    if (id === 'update-trace') {
+      const limit = TARGETS.updateTracePerSecond
+      verdicts.push({
+        target: 'updateTracePerSecond',
+        scenario: id,
+        what: 'update-trace rate',
+        figure: grouped(median.rps, limit),
+        unit: '/s',
+        measured: median.rps,
+        goal: `≥ ${grouped(limit)}/s`,
+        met: median.rps >= limit
+      })
+    }
+    // The target is one process's; with workers the primary's and theirs add up, so that one is not judged.
+    if (server !== 'workers') {
+      const limit = TARGETS.peakRssMb
+      verdicts.push({
+        target: 'peakRssMb',
+        scenario: id,
+        what: `${id} peak RSS`,
+        figure: mb(summary.peakRssMb, limit),
+        unit: ' MB',
+        measured: summary.peakRssMb,
+        goal: `< ${limit} MB`,
+        met: summary.peakRssMb < limit
+      })
+    }
+  }
+  const writes = input.summaries.find((summary) => summary.writes !== undefined)?.writes
+  if (writes !== undefined) {
+    verdicts.push({
+      target: 'lostUpdates',
+      scenario: 'update-trace',
+      what: 'update-trace lost updates',
+      figure: `${writes.lost} lost of ${grouped(writes.acknowledged)} acknowledged`,
+      unit: '',
+      measured: writes.lost,
+      goal: '0 lost',
+      met: writes.lost === TARGETS.lostUpdates
+    })
+  }
+  const worst = largestIncrease(input.fullYear)
+  if (worst !== undefined) {
+    const limit = TARGETS.fullYearRssIncreaseMb
+    verdicts.push({
+      target: 'fullYearRssIncreaseMb',
+      what: 'full-year baseband-callbacks RSS increase (largest of the runs)',
+      figure: tenths(worst.increaseMb, limit),
+      unit: ' MB',
+      measured: worst.increaseMb,
+      goal: `< ${limit} MB`,
+      met: worst.increaseMb < limit
+    })
+  }
+  const seed = input.store.seedSeconds
+  verdicts.push({
+    target: 'seedSeconds',
+    what: 'seeding',
+    figure: tenths(seed, TARGETS.seedSeconds),
+    unit: ' s',
+    measured: seed,
+    goal: `< ${TARGETS.seedSeconds} s`,
+    met: seed < TARGETS.seedSeconds
+  })
+  return verdicts
+}
+
+export function largestIncrease(runs: FullYearResult[]): FullYearResult | undefined {
+  return runs.reduce<FullYearResult | undefined>((a, b) => (a === undefined || b.increaseMb > a.increaseMb ? b : a), undefined)
+}
