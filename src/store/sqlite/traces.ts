@@ -5,6 +5,7 @@ import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
+import { GroupCommit } from './group-commit.js'
 
 /** A JSON path to one flat key; keys come from the configured sites and stages, never from input. */
 const pathTo = (key: string) => `$.${JSON.stringify(key)}`
@@ -34,8 +35,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
   private readonly template: string
   private readonly outputTemplate: string
   private readonly outputKeys: ReadonlySet<string>
-  /** Reads the old value, writes the new one and, when it changed, its transition: one transaction. */
-  private readonly setStatusOnce: (eventNo: number, key: string, status: StageStatus, now: number, by: string) => boolean
+  /** Reads the old value, writes the new one and, when it changed, its transition; concurrent ones commit together. */
+  private readonly statusWrites: GroupCommit<[eventNo: number, key: string, status: StageStatus, now: number, by: string], boolean>
 
   constructor(
     private readonly db: Database.Database,
@@ -88,8 +89,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       )
     }
     const { current, setStatus, record } = this.statements
-    // IMMEDIATE: the write lock is taken before the read, so no other process writes in between.
-    const transaction = db.transaction((eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
+    // Inside an IMMEDIATE transaction: the write lock is taken before the read, so no other process writes in between.
+    this.statusWrites = new GroupCommit(db, (eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
       const path = pathTo(key)
       const before = current.get({ eventNo, path })
       const output = this.outputKeys.has(key) ? 1 : 0
@@ -99,15 +100,14 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       record.run({ eventNo, key, from, to: status, at: now, by })
       return true
     })
-    this.setStatusOnce = (...args) => transaction.immediate(...args)
   }
 
   create(eventNo: number, now: number): void {
     this.statements.create.run({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) })
   }
 
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): boolean {
-    return this.setStatusOnce(eventNo, key, status, now, by)
+  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
+    return this.statusWrites.submit(eventNo, key, status, now, by)
   }
 
   find(eventNo: number): TraceRecord | null {
