@@ -12,8 +12,8 @@ export function readmeVerdicts(verdicts: Verdict[]): Map<TargetKey, Verdict[]> {
   const byTarget = new Map<TargetKey, Verdict[]>()
   for (const target of Object.keys(TARGETS) as TargetKey[]) {
     const judged = verdicts.filter((verdict) => verdict.target === target)
-    const peak = judged.reduce<Verdict[]>((highest, verdict) => (highest[0] === undefined || verdict.measured > highest[0].measured ? [verdict] : highest), [])
-    byTarget.set(target, target === 'peakRssMb' ? peak : judged)
+    const peak = () => judged.reduce((highest, verdict) => (verdict.measured > highest.measured ? verdict : highest))
+    byTarget.set(target, target === 'peakRssMb' && judged.length > 0 ? [peak()] : judged)
   }
   return byTarget
 }

@@ -1,7 +1,5 @@
 import { join } from 'node:path'
-import { PassThrough, Readable } from 'node:stream'
 import t, { type Test } from 'tap'
-import { runProgram } from '../../src/cli/program.js'
 import { toEventRecord } from '../../src/domain/events.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { wireErrors } from '../audit/wire.js'
@@ -13,16 +11,8 @@ const DAY = 24 * 60 * MINUTE
 const STAGES = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc']
 
 /** The `tracer audit` command with standard output a terminal (a table by default) or not. */
-async function audit(args: string[], env: Record<string, string>, { terminal = false } = {}) {
-  if (!terminal) return run(['audit', ...args], env)
-  const stdout = Object.assign(new PassThrough(), { isTTY: true })
-  const stderr = new PassThrough()
-  const chunks = { stdout: '', stderr: '' }
-  stdout.on('data', (chunk) => (chunks.stdout += chunk))
-  stderr.on('data', (chunk) => (chunks.stderr += chunk))
-  const status = await runProgram(['audit', ...args], { env, stdin: Readable.from(['']), stdout, stderr })
-  return { status, ...chunks }
-}
+const audit = (args: string[], env: Record<string, string>, { terminal = false } = {}) =>
+  run(['audit', ...args], env, '', terminal ? { terminal: 'stdout' } : {})
 
 /** A store with three baseband events of the last days, one of each flagged verdict, and one without baseband data. */
 async function smallStore(t: Test) {

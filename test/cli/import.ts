@@ -1,8 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { PassThrough, Readable } from 'node:stream'
 import t, { type Test } from 'tap'
-import { runProgram } from '../../src/cli/program.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { run } from './run.js'
 import { defaultSites } from '../sites.js'
@@ -83,16 +81,10 @@ t.test('a file larger than a batch, with CRLF line ends, a byte order mark and b
 t.test('a progress bar when standard error is a terminal, and every line read while its module loads', async (t) => {
   const db = join(t.testdir(), 'tracer.sqlite')
   const path = ndjson(t, Array.from({ length: 12_000 }, (_, index) => event(index + 1)))
-  const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 })
-  const stdout = new PassThrough()
-  let shown = ''
-  let printed = ''
-  stderr.on('data', (chunk) => (shown += chunk))
-  stdout.on('data', (chunk) => (printed += chunk))
-  const status = await runProgram(['import', path], { env: { TRACER_DB: db }, stdin: Readable.from(['']), stdout, stderr })
-  t.equal(status, 0, shown)
-  t.match(shown, /Importing \[/)
-  t.match(printed, /^Imported 12000 records .*: 12000 events/)
+  const { status, stdout, stderr } = await run(['import', path], { TRACER_DB: db }, '', { terminal: 'stderr' })
+  t.equal(status, 0, stderr)
+  t.match(stderr, /Importing \[/)
+  t.match(stdout, /^Imported 12000 records .*: 12000 events/)
 })
 
 t.test('a bad line stops the import, naming the line, after what came before it is written', async (t) => {

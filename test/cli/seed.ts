@@ -1,7 +1,5 @@
 import { join } from 'node:path'
-import { PassThrough, Readable } from 'node:stream'
 import t, { type Test } from 'tap'
-import { runProgram } from '../../src/cli/program.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import type { EventRecord } from '../../src/domain/records.js'
 import type { Store } from '../../src/store/port.js'
@@ -115,15 +113,9 @@ t.test('--help', async (t) => {
 })
 
 t.test('a progress bar when standard error is a terminal', async (t) => {
-  const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 })
-  const stdout = new PassThrough()
-  let shown = ''
-  let printed = ''
-  stderr.on('data', (chunk) => (shown += chunk))
-  stdout.on('data', (chunk) => (printed += chunk))
   const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
-  const status = await runProgram(['seed', '--demo', '--events', '20000'], { env, stdin: Readable.from(['']), stdout, stderr })
+  const { status, stdout, stderr } = await run(['seed', '--demo', '--events', '20000'], env, '', { terminal: 'stderr' })
   t.equal(status, 0, 'exit status')
-  t.match(shown, /Seeding events \[.*\] 100% \| 20000\/20000/)
-  t.match(printed, /^Seeded 20000 events/)
+  t.match(stderr, /Seeding events \[.*\] 100% \| 20000\/20000/)
+  t.match(stdout, /^Seeded 20000 events/)
 })

@@ -1,3 +1,4 @@
+import type { LightMyRequestResponse } from 'fastify'
 import type { Test } from 'tap'
 import type { EventInput } from '../../schemas/events.js'
 import type { ConfigInput } from '../../src/config.js'
@@ -32,3 +33,12 @@ export const get = (app: App, url: string, token: string) => app.inject({ url, h
 
 export const post = (app: App, url: string, token: string, payload: unknown, method: 'POST' | 'PUT' = 'POST') =>
   app.inject({ method, url, headers: { authorization: token }, payload: payload as object })
+
+/** A 503 that asks the client to come back: Retry-After 2 and the JSON envelope with the one `reason`. */
+export function assertRetryLater(t: Test, response: LightMyRequestResponse, reason: string | RegExp, label = 'the 503 of a full instance') {
+  t.equal(response.statusCode, 503, label)
+  t.equal(response.headers['retry-after'], '2')
+  t.match(response.headers['content-type'], /^application\/json/)
+  if (typeof reason === 'string') t.strictSame(response.json(), { reasons: [reason], exception: 'ServiceUnavailable' })
+  else t.match(response.json(), { reasons: [reason], exception: 'ServiceUnavailable' })
+}

@@ -5,7 +5,7 @@ import { siteOfKey, transitionFilter } from '../../src/domain/transition-filter.
 import { buildWithProbes, signJwt, claims, type App } from '../helper.js'
 import { untilTrue } from '../raw-http.js'
 import { SseClient } from '../sse.js'
-import { post, tracerApp } from './fixtures.js'
+import { assertRetryLater, post, tracerApp } from './fixtures.js'
 
 const STREAM = '/v1/event-tracer/stream'
 const KKO_CONVERSION = 'stages/baseband_conversion/sites/kko'
@@ -142,13 +142,7 @@ t.test('beyond MAX_STREAMS: 503 with Retry-After in the envelope, before any byt
   const first = await openStream(app, reader)
   await openStream(app, reader, '?site=kko')
   const refused = await app.inject({ url: STREAM, headers: { authorization: reader } })
-  t.equal(refused.statusCode, 503)
-  t.equal(refused.headers['retry-after'], '2')
-  t.match(refused.headers['content-type'], /^application\/json/)
-  t.strictSame(refused.json(), {
-    reasons: ['This instance is already streaming 2 live streams, the most it serves at once; try again shortly.'],
-    exception: 'ServiceUnavailable'
-  })
+  assertRetryLater(t, refused, 'This instance is already streaming 2 live streams, the most it serves at once; try again shortly.')
   t.equal((await app.inject({ url: '/v1/event-tracer/baseband-callbacks?start_time_utc=2024-05-01&end_time_utc=2024-05-02', headers: { authorization: reader } })).statusCode, 200, 'other streamed responses have their own bound')
 
   first.leave()
