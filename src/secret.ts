@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { ConfigError, type Config } from './config.js'
 
@@ -21,15 +21,28 @@ export function resolveJwtSecret(config: Config): ResolvedSecret {
   const folder = config.TRACER_DB === ':memory:' ? resolve('data') : dirname(resolve(config.TRACER_DB))
   const file = join(folder, 'jwt-secret')
   mkdirSync(folder, { recursive: true })
-  try {
-    // 'wx' fails when the file exists: of two instances starting together, one writes, both read.
-    writeFileSync(file, randomBytes(48).toString('base64url'), { flag: 'wx', mode: 0o600 })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-  }
+  createWhole(file, randomBytes(48).toString('base64url'))
   const secret = readFileSync(file, 'utf8').trim()
   if (Buffer.byteLength(secret) < 32) {
     throw new ConfigError(`Invalid configuration: the generated secret in ${file} is shorter than 32 bytes; delete it`)
   }
   return { secret, generatedFile: file }
+}
+
+/**
+ * Creates `file` holding `content` unless it exists, so that no reader ever sees it part-written: of
+ * two instances starting together, one creates it and both read the same. Creating the file itself
+ * with 'wx' left a moment where it existed still empty, and the other instance read that.
+ */
+function createWhole(file: string, content: string): void {
+  const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`
+  writeFileSync(draft, content, { flag: 'wx', mode: 0o600 })
+  try {
+    // A hard link appears whole, and fails when the name is taken.
+    linkSync(draft, file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+  } finally {
+    rmSync(draft, { force: true })
+  }
 }
