@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hashPassword } from './auth/passwords.js'
 import type { Config } from './config.js'
-import type { Store } from './store/port.js'
+import type { DemoSeeding, Store } from './store/port.js'
 
 /**
  * On an empty store, creates `admin` (role admin) with TRACER_ADMIN_PASSWORD or a random password
@@ -39,22 +39,60 @@ const PASSWORD_NOT_APPLIED =
 export const DEMO = { events: 2000, days: 30, seed: 1 }
 
 /**
- * A new embedded store outside production gets a small demo data set, so a new user's first
- * request returns real-looking data. Never on MongoDB: a new users collection says nothing of
- * whether the pipeline's own collections hold real data. The data ends at `now` (tests fix it).
+ * A store that a server's start created, outside production, receives a small demo data set, so a
+ * new user's first request returns real-looking data. Only such a store, and only while it holds
+ * no data: the demo's events are numbered from 1 and would replace real ones. The demo is written
+ * in one transaction, so a start killed half way leaves the store empty and awaiting it still; the
+ * next start seeds it. `adminCreated`: this start created the first user, where a new user would
+ * look for the demo. Resolves to whether it seeded. The data ends at `now` (tests fix it).
  */
-export async function seedDemoOnFirstStart(store: Store, config: Config, announce: (line: string) => void, now = Date.now()) {
-  if (config.TRACER_STORE !== 'sqlite' || config.NODE_ENV === 'production') return
-  // Only a first start needs the generator; a server on a store in use never loads it.
-  const { seedDemo } = await import('./demo/generate.js')
-  const counts = await seedDemo(store, config.TRACER_SITES, { ...DEMO, now })
-  announce(
-    `Seeded a demo data set: ${counts.events} events over the last ${DEMO.days} days, ` +
-      `${counts.basebandEvents} of them asking for baseband data (npm run tracer -- seed --demo --help for more).`
-  )
+export async function seedDemoOnFirstStart(
+  store: Store,
+  config: Config,
+  announce: (line: string) => void,
+  { now = Date.now(), adminCreated = false }: { now?: number; adminCreated?: boolean } = {}
+): Promise<boolean> {
+  if (config.NODE_ENV === 'production') return false
+  let outcome: DemoSeeding = 'not-awaited'
+  let basebandEvents = 0
+  if (await store.firstStart.awaitsDemo()) {
+    // Only a start that seeds loads the generator: a server on a store in use never does.
+    const { demoBatch } = await import('./demo/generate.js')
+    outcome = await store.firstStart.seedDemo(() => {
+      const batch = demoBatch(config.TRACER_SITES, { ...DEMO, now })
+      basebandEvents = batch.baseband
+      return batch
+    }, now / 1000)
+  }
+  const message = demoMessage(outcome, basebandEvents, adminCreated)
+  if (message !== undefined) announce(message)
+  return outcome === 'seeded'
 }
 
-/** The store's start-up work before a server listens: the first admin, then on a new store the demo. */
+/** What a start says of the demo data: why it seeded nothing, where a new user would expect it. */
+function demoMessage(outcome: DemoSeeding, basebandEvents: number, adminCreated: boolean): string | undefined {
+  switch (outcome) {
+    case 'seeded':
+      return (
+        `Seeded a demo data set: ${DEMO.events} events over the last ${DEMO.days} days, ` +
+        `${basebandEvents} of them asking for baseband data (npm run tracer -- seed --demo --help for more).`
+      )
+    case 'holds-data':
+      return (
+        'Did not seed the demo data set: the store already holds events, traces, datatrail or heartbeats ' +
+        'written since it was created, and the demo would replace some of them.'
+      )
+    case 'not-awaited':
+      // A first admin on a store this start did not create: its data, or its emptiness, is someone else's.
+      return adminCreated
+        ? 'Did not seed the demo data set: only a store that a server creates receives it, and this one was created before ' +
+            '(npm run tracer -- seed --demo adds it by hand).'
+        : undefined
+  }
+}
+
+/** The store's start-up work before a server listens: the first admin, then on a store it created the demo. */
 export async function prepareStore(store: Store, config: Config, announce: (line: string) => void) {
-  if (await ensureAdminUser(store, config, announce)) await seedDemoOnFirstStart(store, config, announce)
+  const adminCreated = await ensureAdminUser(store, config, announce)
+  await seedDemoOnFirstStart(store, config, announce, { adminCreated })
 }

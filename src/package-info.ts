@@ -32,7 +32,7 @@ export const packageVersion = manifest.version
  * How `npm start` runs the service: its environment settings and node options, so that the process
  * tests and the bench, which start `dist/src/cli.js serve` themselves, run it exactly as deployed.
  */
-const serveCommand = /&& ((?:[A-Z_]+=\S+ )*)node ((?:--\S+ )*)dist\/src\/cli\.js serve$/.exec(manifest.scripts?.start ?? '')
+const serveCommand = /&& ((?:[A-Z_]+=\S+ )*)exec node ((?:--\S+ )*)dist\/src\/cli\.js serve$/.exec(manifest.scripts?.start ?? '')
 const words = (text: string | undefined) => (text ?? '').split(' ').filter((word) => word !== '')
 
 /** The node options of `npm start` (how the heap grows). */

@@ -2,6 +2,7 @@ import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { prepareStore } from './bootstrap.js'
 import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
+import { CliError } from './cli/cli-error.js'
 import type { Config } from './config.js'
 import type { ResolvedSecret } from './secret.js'
 import { openStoreForServing } from './store/open.js'
@@ -41,6 +42,30 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   closeWhenPrimaryAsks(() => {
     if (!closing) graceful.close()
   })
-  await app.listen({ port: config.PORT, host: config.HOST })
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST })
+  } catch (error) {
+    // A server that cannot listen ends here, with a status a supervisor acts on: no graceful close
+    // runs at exit (it would end with 0), and the store is closed so nothing holds the process.
+    graceful.uninstall()
+    await app.close()
+    throw new CliError(cannotListen(config, error))
+  }
   return app
+}
+
+/** One line that says where the server tried to listen and why it could not. */
+function cannotListen(config: Config, error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const why = code === undefined ? undefined : LISTEN_FAILURES[code]
+  const address = `${config.HOST}:${config.PORT}`
+  return `cannot listen on ${address}: ${why ?? (error instanceof Error ? error.message : String(error))}${code === undefined ? '' : ` (${code})`}`
+}
+
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'another process listens on that port already',
+  EADDRNOTAVAIL: 'no network interface of this machine has that address',
+  EACCES: 'not permitted (a port below 1024 needs privileges)',
+  ENOTFOUND: 'HOST is not a name this machine can resolve',
+  EAI_AGAIN: 'HOST could not be resolved now (the name service did not answer)'
 }

@@ -2,6 +2,7 @@
 import './store/sqlite.js'
 import './store/sqlite-faults.js'
 import './store/sqlite-group-commit.js'
+import './store/sqlite-first-start.js'
 import './store/mongodb.js'
 import './store/mongodb-pipeline.js'
 import './store/mongodb-history.js'

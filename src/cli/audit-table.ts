@@ -5,6 +5,9 @@ import { STAGES } from '../vocabulary.js'
 const SUMMARY_COLUMNS = ['events', 'complete', 'in_progress', 'stuck', 'contradiction'] as const
 const EVENT_COLUMNS = ['event_no', 'timestamp_utc', 'age', 'verdict', 'sites', 'findings']
 
+/** The table's last line for a window that holds no baseband event. */
+export const NOTHING_AUDITED = 'The window holds no baseband event: nothing was audited.'
+
 /** What the table lists of a window: the events that need someone to look at them. */
 export const isFlagged = (event: AuditedEvent) => event.verdict === 'stuck' || event.verdict === 'contradiction'
 
@@ -37,7 +40,9 @@ export function auditTable(window: ReportWindow, generatedAt: string, summary: A
     ...aligned([[...SUMMARY_COLUMNS], SUMMARY_COLUMNS.map((column) => String(summary[column]))], () => true),
     ''
   ]
-  if (flagged.length === 0) lines.push('No event is stuck or contradictory.')
+  // An empty window is no all-clear: nothing was there to check (a pipeline that stopped, a wrong store).
+  if (summary.events === 0) lines.push(NOTHING_AUDITED)
+  else if (flagged.length === 0) lines.push('No event is stuck or contradictory.')
   else lines.push(...aligned([EVENT_COLUMNS, ...flagged], (column) => column === 0 || column === 2))
   return lines.join('\n') + '\n'
 }

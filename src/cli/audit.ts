@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
+import type { AuditSummary } from '../../schemas/audit.js'
 import { once } from 'node:events'
 import { WindowAudit } from '../domain/audit/window-audit.js'
 import { parseDuration } from '../domain/duration.js'
@@ -21,6 +22,7 @@ interface AuditOptions {
   start?: string
   end?: string
   format?: 'table' | 'json'
+  expectEvents?: boolean
 }
 
 function duration(text: string): number {
@@ -47,7 +49,8 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
   return new Command('audit')
     .description(
       'audit the baseband events of a window: their traces against their datatrail, heartbeats and stage deadlines. ' +
-        'Exit status 0 when no event is stuck or contradictory, 1 when some are (or the audit could not run), 2 on a usage error'
+        'Exit status 0 when no event is stuck or contradictory, 1 when some are (or the audit could not run), 2 on a usage error, ' +
+        `${AUDIT_EXIT.empty} with --expect-events when the window holds no baseband event`
     )
     .addOption(
       new Option('--since <duration>', `the window up to now: 7d, 12h, 90m, 30s (default ${DEFAULT_SINCE})`)
@@ -57,6 +60,10 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
     .addOption(new Option('--start <time>', 'start of the window (inclusive), with --end: YYYY-MM-DD or an ISO 8601 date-time').argParser(time))
     .addOption(new Option('--end <time>', 'end of the window (exclusive), with --start').argParser(time))
     .addOption(new Option('--format <format>', 'table (the default on a terminal) or json (the default otherwise)').choices(['table', 'json']))
+    .option(
+      '--expect-events',
+      `exit with status ${AUDIT_EXIT.empty} when the window holds no baseband event at all (for cron: a silent pipeline is not an all-clear)`
+    )
     .action(async (options: AuditOptions) => {
       const config = loadConfig(io.env)
       const now = Date.now()
@@ -64,9 +71,14 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
       const format = options.format ?? ((io.stdout as { isTTY?: boolean }).isTTY === true ? 'table' : 'json')
       const audit = new WindowAudit({ sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, now })
       const print = format === 'json' ? printJson : printTable
-      await withStore(io, (store) => cutShortSaid(() => print(io, store, window, audit)))
-      outcome.status = audit.summary.stuck + audit.summary.contradiction > 0 ? AUDIT_EXIT.flagged : AUDIT_EXIT.clean
+      await withStore(io, 'refuse', (store) => cutShortSaid(() => print(io, store, window, audit)))
+      outcome.status = exitStatusOf(audit.summary, options.expectEvents === true)
     })
+}
+
+function exitStatusOf(summary: AuditSummary, expectEvents: boolean): number {
+  if (summary.stuck + summary.contradiction > 0) return AUDIT_EXIT.flagged
+  return expectEvents && summary.events === 0 ? AUDIT_EXIT.empty : AUDIT_EXIT.clean
 }
 
 /** `--since` (7 days unless given) up to now, or `--start` and `--end`: at most MAX_WINDOW_DAYS, as on the route. */

@@ -25,7 +25,7 @@ export function importCommand(io: CliIo): Command {
       const size = await fileSize(file)
       // Loaded when importing: every other command, `serve` included, parses its arguments with this module.
       const { recordParser, RecordError } = await import('./ndjson-records.js')
-      const counts = await withStore(io, async (store, config) => {
+      const counts = await withStore(io, 'create', async (store, config) => {
         const now = Date.now() / 1000
         const batch = new ImportBatch(store, now)
         const parse = recordParser(config.TRACER_SITES, now)

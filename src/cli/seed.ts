@@ -39,7 +39,7 @@ export function seedCommand(io: CliIo): Command {
       // Loaded when seeding: every other command, `serve` included, parses its arguments with this module.
       const { seedDemo, SeedOptionsError } = await import('../demo/generate.js')
       const started = performance.now()
-      const counts = await withStore(io, async (store, config) => {
+      const counts = await withStore(io, 'create', async (store, config) => {
         // Upserts replace these events, but parts the new data does not overwrite would stay.
         if ((await store.events.find(options.firstEventNo)) !== null) {
           const first = options.firstEventNo

@@ -36,7 +36,7 @@ export function usersCommand(io: CliIo): Command {
     .action(async (name: string, options: { role: Role }) => {
       checkName(name)
       const passwordHash = await hashPassword(await passwordFromStdin(io))
-      const created = await withStore(io, (store) =>
+      const created = await withStore(io, 'create', (store) =>
         store.users.create({ name, password_hash: passwordHash, role: options.role, created_at: Date.now() })
       )
       if (!created) throw new CliError(`user "${name}" exists already`)
@@ -48,7 +48,7 @@ export function usersCommand(io: CliIo): Command {
     .description('list the users, their roles and creation times')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const rows = (await withStore(io, (store) => store.users.list())).map((user) => ({
+      const rows = (await withStore(io, 'refuse', (store) => store.users.list())).map((user) => ({
         name: user.name,
         role: user.role,
         created: new Date(user.created_at).toISOString()
@@ -63,7 +63,7 @@ export function usersCommand(io: CliIo): Command {
     .argument('<name>', 'user name')
     .addArgument(new Argument('<role>', 'new role').choices(roles))
     .action(async (name: string, role: Role) => {
-      const changed = await withStore(io, (store) => store.users.setRole(name, role))
+      const changed = await withStore(io, 'refuse', (store) => store.users.setRole(name, role))
       if (!changed) throw new CliError(`no user "${name}"`)
       console.log(`User "${name}" now has role ${role}.`)
     })
@@ -73,7 +73,7 @@ export function usersCommand(io: CliIo): Command {
     .description('delete a user; tokens already issued stay valid until they expire')
     .argument('<name>', 'user name')
     .action(async (name: string) => {
-      const removed = await withStore(io, (store) => store.users.remove(name))
+      const removed = await withStore(io, 'refuse', (store) => store.users.remove(name))
       if (!removed) throw new CliError(`no user "${name}"`)
       console.log(`Removed user "${name}".`)
     })
@@ -85,7 +85,7 @@ export function usersCommand(io: CliIo): Command {
     .addOption(passwordStdinOption())
     .action(async (name: string) => {
       const passwordHash = await hashPassword(await passwordFromStdin(io))
-      const changed = await withStore(io, (store) => store.users.setPasswordHash(name, passwordHash))
+      const changed = await withStore(io, 'refuse', (store) => store.users.setPasswordHash(name, passwordHash))
       if (!changed) throw new CliError(`no user "${name}"`)
       console.log(`Changed the password of "${name}".`)
     })

@@ -38,7 +38,7 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
 
 /** What a single server does before it listens, done once so that the workers find it done. */
 async function prepareSqliteStore(config: Config): Promise<void> {
-  const store = await openStore(config)
+  const store = await openStore(config, { whenMissing: 'create-for-demo' })
   try {
     await prepareStore(store, config, (line) => void process.stdout.write(line + '\n'))
   } finally {

@@ -1,6 +1,5 @@
 import type { Actions } from '../../schemas/events.js'
-import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import type { DatatrailRecord, EventRecord, FeedTransition, TraceRecord } from '../domain/records.js'
+import type { BulkLoad, EventRecord } from '../domain/records.js'
 import type { Sites } from '../vocabulary.js'
 import { demoLayout, type DemoLayout } from './layout.js'
 import { demoDatatrail, demoHeartbeats, demoTrace, type PartsContext } from './parts.js'
@@ -14,14 +13,11 @@ const CLASSIFIED_BASEBAND = 0.93
 /** How long after the event a classification is made: 5 to 50 minutes. */
 const classificationMs = (random: Random) => (5 + random() * 45) * 60_000
 
-/** What one batch writes; the arrays are emptied and refilled for every batch. */
-export interface DemoBatch {
-  events: EventRecord[]
-  traces: TraceRecord[]
-  datatrail: DatatrailRecord[]
-  heartbeats: HeartbeatInput[]
-  /** The history of the traces: each complete key's change from incomplete, when the pipeline made it. */
-  transitions: FeedTransition[]
+/**
+ * What one batch writes; the arrays are emptied and refilled for every batch. Its transitions are
+ * the history of its traces: each complete key's change from incomplete, when the pipeline made it.
+ */
+export interface DemoBatch extends BulkLoad {
   /** Events of the batch that ask for baseband data. */
   baseband: number
 }

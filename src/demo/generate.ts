@@ -1,6 +1,6 @@
 import type { Store } from '../store/port.js'
 import type { Sites } from '../vocabulary.js'
-import { DemoGenerator, emptyBatch } from './events.js'
+import { DemoGenerator, emptyBatch, type DemoBatch } from './events.js'
 import { HEARTBEAT_IDS_PER_EVENT } from './layout.js'
 
 export interface SeedOptions {
@@ -58,6 +58,18 @@ export async function seedDemo(store: Store, sites: Sites, options: SeedOptions)
     options.onProgress?.(counts.events, options.events)
   }
   return counts
+}
+
+/**
+ * The whole data set as one batch, for a store that takes it in one transaction (a server's first
+ * start: see FirstStart.seedDemo). Meant for small sets: it is all in memory at once.
+ */
+export function demoBatch(sites: Sites, options: Omit<SeedOptions, 'batchSize' | 'onProgress'>): DemoBatch {
+  const firstEventNo = options.firstEventNo ?? 1
+  checkOptions(sites, options, firstEventNo)
+  const batch = emptyBatch()
+  new DemoGenerator(sites, { ...options, firstEventNo }).next(options.events, batch)
+  return batch
 }
 
 function checkOptions(sites: Sites, options: SeedOptions, firstEventNo: number): void {

@@ -64,6 +64,16 @@ export type TransitionRecord = Transition
 /** A transition and the event whose trace it changed, as the live stream delivers it. */
 export type FeedTransition = StreamedTransition
 
+/** Records of every kind written together in bulk (the demo data set). */
+export interface BulkLoad {
+  events: EventRecord[]
+  traces: TraceRecord[]
+  datatrail: DatatrailRecord[]
+  heartbeats: HeartbeatInput[]
+  /** The history of the traces, each transition after its trace. */
+  transitions: FeedTransition[]
+}
+
 /** Everything the store holds of one event, from every collection. */
 export interface EventParts {
   event: EventRecord | null

@@ -5,7 +5,7 @@ export type Adapter<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R> : never
 }
 
-type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views' | 'transitions'
+type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views' | 'transitions' | 'firstStart'
 
 export type AdapterCollections = { [K in CollectionName]: Adapter<Store[K]> }
 
@@ -74,6 +74,7 @@ export function guardedStore(adapter: StoreAdapter): Store {
     heartbeats: guarded('heartbeats'),
     views: guarded('views'),
     transitions: guarded('transitions'),
+    firstStart: guarded('firstStart'),
     ping: () => run('ping', () => adapter.ping()).then(() => undefined),
     close: () => adapter.close(),
     observe: (next) => void (observer = next)

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js'
 import { ConfigError } from '../config.js'
 import type { Store } from './port.js'
+import type { WhenMissing } from './when-missing.js'
 
 /** Start-up messages before the app (and its logger) exists go to standard error. */
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
@@ -11,21 +12,25 @@ function mongoSettings(config: Config) {
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES }
 }
 
-/**
- * The store chosen by TRACER_STORE, ready to use: for commands. `log` receives the retries while
- * MongoDB does not answer, for at most a minute.
- */
-export async function openStore(config: Config, log: (message: string) => void = toStderr): Promise<Store> {
+export interface OpenOptions {
+  /** When there is no store yet; `create` unless told otherwise (see WhenMissing). */
+  whenMissing?: WhenMissing
+  /** Receives the retries while MongoDB does not answer, for at most a minute. */
+  log?: (message: string) => void
+}
+
+/** The store chosen by TRACER_STORE, ready to use: for commands, and a SQLite server. */
+export async function openStore(config: Config, { whenMissing = 'create', log = toStderr }: OpenOptions = {}): Promise<Store> {
   switch (config.TRACER_STORE) {
     case 'sqlite': {
       // Each adapter is loaded only when chosen: a process holds the modules of one store, not both.
       const { openSqliteStore } = await import('./sqlite/store.js')
-      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS })
+      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, whenMissing })
     }
     case 'mongodb': {
       // The driver is most of a start-up's module loading, and SQLite needs none of it.
       const { openMongoStore } = await import('./mongodb/connect.js')
-      return openMongoStore(mongoSettings(config), { log })
+      return openMongoStore(mongoSettings(config), { log, whenMissing })
     }
   }
 }
@@ -48,7 +53,7 @@ export async function openStoreForServing(
 ): Promise<ServingStore> {
   switch (config.TRACER_STORE) {
     case 'sqlite': {
-      const store = await openStore(config)
+      const store = await openStore(config, { whenMissing: 'create-for-demo' })
       await prepare(store)
       return { store, connected: Promise.resolve() }
     }

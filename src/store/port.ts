@@ -1,6 +1,7 @@
 import type { Role } from '../../schemas/auth.js'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import type {
+  BulkLoad,
   DatatrailRecord,
   EventPageQuery,
   EventParts,
@@ -31,6 +32,7 @@ export interface Store {
   readonly heartbeats: HeartbeatCollection
   readonly views: StoreViews
   readonly transitions: TransitionFeed
+  readonly firstStart: FirstStart
   /** Resolves when the store can take a write now. */
   ping(): Promise<void>
   close(): Promise<void>
@@ -97,6 +99,31 @@ export interface HeartbeatCollection {
   add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number>
 }
 
+/**
+ * The one thing a server's first start may do to the data: give a store it created itself the demo
+ * data set. Only such a store may receive it, never one that holds data of any kind: the demo's
+ * events are numbered from 1 and would replace real ones.
+ */
+export interface FirstStart {
+  /** Whether a server's start created this store and it still awaits its demo data (a quick look; seedDemo decides). */
+  awaitsDemo(): Promise<boolean>
+  /**
+   * In one transaction, so that a start killed half way leaves the store as it was (and the next
+   * start seeds it): when a server's start created this store and it still waits for its demo data,
+   * ends the wait, and writes `load()` (heartbeats stored at `now`, seconds) unless the store holds
+   * an event, trace, datatrail member or heartbeat by then. Of several instances starting on one new
+   * store, one seeds.
+   */
+  seedDemo(load: () => BulkLoad, now: number): Promise<DemoSeeding>
+}
+
+/**
+ * `seeded`; `holds-data`: the store was made for the demo but something wrote data into it first
+ * (an import), so the demo was not written; `not-awaited`: the store was not created by a server's
+ * start, was seeded already, or never receives a demo (MongoDB: the pipeline's own collections).
+ */
+export type DemoSeeding = 'seeded' | 'holds-data' | 'not-awaited'
+
 /** Reads that join several collections. */
 export interface StoreViews {
   /** Everything stored of one event: from one snapshot where the store has snapshots. */
@@ -132,6 +159,14 @@ export interface FeedPage {
 
 /** Told of every store operation: its name (`users.find`, `ping`), duration and outcome. */
 export type StoreObserver = (operation: string, seconds: number, ok: boolean) => void
+
+/**
+ * There is no store where the configuration points: a command that only reads (or changes what
+ * exists) refuses to create one, so that a mistyped path is an error, not an empty all-clear.
+ */
+export class StoreMissingError extends Error {
+  override name = 'StoreMissingError'
+}
 
 /** The store cannot be reached or is locked: the request may succeed later (503, not 500). */
 export class StoreUnavailableError extends Error {

@@ -20,9 +20,10 @@ const zeros = <K extends string>(keys: readonly K[]) => Object.fromEntries(keys.
  */
 async function auditedFirstStartDemo(t: Test) {
   const config = loadConfig({ TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
-  const store = openSqliteStore(config.TRACER_DB, defaultSites)
+  // Created as a server's start creates its store: only such a store receives the demo.
+  const store = openSqliteStore(config.TRACER_DB, defaultSites, { whenMissing: 'create-for-demo' })
   t.teardown(() => store.close())
-  await seedDemoOnFirstStart(store, config, () => {}, NOW)
+  t.ok(await seedDemoOnFirstStart(store, config, () => {}, { now: NOW }), 'the demo is seeded')
   const settings = { sites: config.TRACER_SITES, deadlines: parseStageDeadlines(DEFAULT_STAGE_DEADLINES), now: NOW }
 
   const events = { all: 0, ...zeros(VERDICTS) }

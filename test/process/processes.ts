@@ -33,8 +33,11 @@ export interface RunAs {
   gid: number
 }
 
-/** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
-export async function startServer(t: Test, env: Record<string, string>, runAs?: RunAs): Promise<ServerProcess> {
+/** A `tracer serve` process as spawned, before it listens: for tests of what happens on the way. */
+export type SpawnedServer = Omit<ServerProcess, 'url'>
+
+/** Spawns `tracer serve` (on a free port unless `env` says otherwise), stopped when the test ends. */
+export function spawnServer(t: Test, env: Record<string, string>, runAs?: RunAs): SpawnedServer {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
   const child = spawn(process.execPath, [...serveNodeOptions, CLI, 'serve'], {
     env: { ...baseEnv(), ...serveEnvironment, PORT: '0', ...env },
@@ -63,9 +66,15 @@ export async function startServer(t: Test, env: Record<string, string>, runAs?: 
         reject(new Error(`server exited (${code}) before printing ${pattern}: ${stderr}\n${output.slice(-5).join('\n')}`))
       )
     })
-  const listening = await lineMatching(/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/)
+  return { child, output, lineMatching }
+}
+
+/** Starts `tracer serve` on a free port and resolves once it listens; stopped when the test ends. */
+export async function startServer(t: Test, env: Record<string, string>, runAs?: RunAs): Promise<ServerProcess> {
+  const server = spawnServer(t, env, runAs)
+  const listening = await server.lineMatching(/"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/)
   const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(listening)![1]!
-  return { url, child, output, lineMatching }
+  return { url, ...server }
 }
 
 export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') {

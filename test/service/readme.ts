@@ -17,7 +17,9 @@ t.test('the README documents every configuration variable', async (t) => {
 t.test('the set-up commands of the README exist, and npm start runs what the process tests run', async (t) => {
   t.match(readme, 'npm install && npm start')
   t.match(readme, 'npm install && npm test')
-  t.match(scripts.start, /&& ([A-Z_]+=\S+ )*node (--\S+ )*dist\/src\/cli\.js serve$/)
+  // exec: the server replaces the shell, so a signal to npm reaches it and leaves nothing behind.
+  t.match(scripts.start, /&& ([A-Z_]+=\S+ )*exec node (--\S+ )*dist\/src\/cli\.js serve$/)
+  t.ok(serveNodeOptions.length > 0, 'the process tests read the node options from it')
   // Issue 13: memory stays low by loading less, not by heap caps, which cost about 10% of throughput.
   t.notOk(serveNodeOptions.some((option) => /^--max-(old-space|semi-space|heap)-size=/.test(option)), 'no heap cap')
   t.match(scripts.tracer, /&& node dist\/src\/cli\.js$/)
@@ -43,6 +45,6 @@ t.test('the README’s Audit section: every rule, a curl example, the command, c
   for (const route of ['audit/{event_no}', 'history/{event_no}', 'stage-latency']) t.match(section, `GET /v1/event-tracer/${route}`)
   t.match(section, /npm run tracer -- audit --since 30d/)
   t.match(section, /cron/)
-  t.match(section, /Exit status: 0 when no event of the window is stuck or\s+contradictory, 1 when some are/)
+  t.match(section, /Exit status: 0 when no event of the window is stuck or\s+contradictory; 1 when some are/)
   for (const gauge of ['tracer_audit_events', 'tracer_audit_stuck_stages']) t.match(section, gauge)
 })

@@ -79,4 +79,16 @@ export function storeConformance(t: Test, open: OpenStore) {
     t.equal(results.filter(Boolean).length, 1)
     t.equal(await store.users.count(), 1)
   })
+
+  t.test('a store its opener created for no server awaits no demo: seedDemo writes nothing', async (t) => {
+    const store = await open(t)
+    t.equal(await store.firstStart.awaitsDemo(), false)
+    let loaded = false
+    const load = () => {
+      loaded = true
+      return { events: [], traces: [], datatrail: [], heartbeats: [], transitions: [] }
+    }
+    t.equal(await store.firstStart.seedDemo(load, 1), 'not-awaited')
+    t.equal(loaded, false, 'the demo is not even made')
+  })
 }

@@ -1,8 +1,10 @@
 import { MongoServerError } from 'mongodb'
 import t from 'tap'
-import { StoreUnavailableError } from '../../src/store/port.js'
+import { MongoStore } from '../../src/store/mongodb/store.js'
+import { StoreMissingError, StoreUnavailableError } from '../../src/store/port.js'
+import { defaultSites } from '../sites.js'
 import { storeConformance, type OpenStore } from './conformance.js'
-import { duplicateKeyError } from './mingo/engine.js'
+import { duplicateKeyError, MingoEngine } from './mingo/engine.js'
 import { engineOnly, mongoBackends } from './mongo-backends.js'
 import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
@@ -85,4 +87,18 @@ t.test('bulk writes are one bulkWrite each', async (t) => {
     ['trace', 'bulkWrite'],
     ['datatrail', 'bulkWrite']
   ])
+})
+
+t.test('a command refuses a database that holds none of the store collections, and creates nothing in it', async (t) => {
+  const engine = new MingoEngine('frb_mastr')
+  await t.rejects(
+    MongoStore.open(engine.db, () => engine.close(), defaultSites, 'refuse'),
+    new StoreMissingError("The MongoDB database frb_mastr holds none of the store's collections: check MONGODB_DB")
+  )
+  t.strictSame(await engine.db.listCollections({}, { nameOnly: true }).toArray(), [], 'no collection was created')
+  const created = await MongoStore.open(engine.db, async () => {}, defaultSites)
+  await created.close()
+  const store = await MongoStore.open(engine.db, async () => {}, defaultSites, 'refuse')
+  t.teardown(() => store.close())
+  t.equal(await store.users.count(), 0, 'a database that holds the store opens')
 })

@@ -1,6 +1,7 @@
 import { MongoClient, type Db, type MongoClientOptions, type WriteConcernSettings } from 'mongodb'
 import type { Sites } from '../../vocabulary.js'
 import type { Store } from '../port.js'
+import type { WhenMissing } from '../when-missing.js'
 import { MongoStore } from './store.js'
 import { COMMAND_BACKOFF, realTime, retryWhileUnavailable, type Backoff, type StartupTools } from './startup.js'
 
@@ -70,6 +71,8 @@ export interface MongoSettings {
 
 export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> {
   log: StartupTools['log']
+  /** Only for commands (openMongoStore): `refuse` a database that holds no store yet. */
+  whenMissing?: WhenMissing
   connect?: (url: string, options: MongoClientOptions, signal?: AbortSignal) => Promise<MongoConnection>
   backoff?: Backoff
 }
@@ -79,12 +82,12 @@ export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> 
  * a minute: for commands, which need the store before they can do anything.
  */
 export function openMongoStore(settings: MongoSettings, tools: OpenTools): Promise<Store> {
-  const { connect = connectClient, backoff = COMMAND_BACKOFF, ...rest } = tools
+  const { connect = connectClient, backoff = COMMAND_BACKOFF, whenMissing, ...rest } = tools
   return retryWhileUnavailable(
     async () => {
       const connection = await connect(settings.url, clientOptions(settings.url))
       try {
-        return await MongoStore.open(connection.db(settings.dbName), () => connection.close(), settings.sites)
+        return await MongoStore.open(connection.db(settings.dbName), () => connection.close(), settings.sites, whenMissing)
       } catch (error) {
         await connection.close().catch(() => {})
         throw error

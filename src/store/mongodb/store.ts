@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb'
 import type { Sites } from '../../vocabulary.js'
 import { guardedStore, type AdapterCollections, type StoreAdapter } from '../guarded-store.js'
-import { StoreUnavailableError, type Store } from '../port.js'
+import { StoreMissingError, StoreUnavailableError, type Store } from '../port.js'
+import type { WhenMissing } from '../when-missing.js'
 import { MongoDatatrail } from './datatrail.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
+import { MongoFirstStart } from './first-start.js'
 import { MongoTransitionFeed } from './feed.js'
 import { MongoHeartbeats } from './heartbeats.js'
-import { ensureIndexes } from './indexes.js'
+import { COLLECTIONS, ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
 import { MongoViews } from './views.js'
@@ -21,7 +23,7 @@ interface Connection {
 
 function collectionsOf(db: Db, sites: Sites, feed: MongoTransitionFeed): AdapterCollections {
   const tables = { events: new MongoEvents(db, sites), traces: new MongoTraces(db, sites), datatrail: new MongoDatatrail(db), heartbeats: new MongoHeartbeats(db) }
-  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables, sites), transitions: feed }
+  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables, sites), transitions: feed, firstStart: new MongoFirstStart() }
 }
 
 /**
@@ -43,8 +45,15 @@ export class MongoStore implements StoreAdapter {
     private readonly stopConnecting: () => void
   ) {}
 
-  /** Creates the missing indexes, then serves from `db`; `close` ends its connection. */
-  static async open(db: Db, close: () => Promise<void>, sites: Sites): Promise<Store> {
+  /**
+   * Creates the missing indexes, then serves from `db`; `close` ends its connection. With
+   * `whenMissing` `refuse`, a database that holds none of the store's collections (a mistyped
+   * MONGODB_DB) is refused before anything is created in it.
+   */
+  static async open(db: Db, close: () => Promise<void>, sites: Sites, whenMissing: WhenMissing = 'create'): Promise<Store> {
+    if (whenMissing === 'refuse' && !(await holdsAStore(db))) {
+      throw new StoreMissingError(`The MongoDB database ${db.databaseName} holds none of the store's collections: check MONGODB_DB`)
+    }
     await ensureIndexes(db)
     const adapter = new MongoStore(sites, () => {})
     adapter.serve(db, close)
@@ -89,4 +98,10 @@ export class MongoStore implements StoreAdapter {
     await connection.feed.close().catch(() => {})
     await connection.close()
   }
+}
+
+async function holdsAStore(db: Db): Promise<boolean> {
+  const names = new Set<string>(Object.values(COLLECTIONS))
+  const found = await db.listCollections({}, { nameOnly: true }).toArray()
+  return found.some((collection) => names.has(collection.name))
 }

@@ -3,6 +3,7 @@ import type { Sites } from '../../vocabulary.js'
 import type { AdapterCollections } from '../guarded-store.js'
 import { SqliteDatatrail } from './datatrail.js'
 import { SqliteEvents } from './events.js'
+import { SqliteFirstStart } from './first-start.js'
 import { SqliteHeartbeats } from './heartbeats.js'
 import { SqliteTraces } from './traces.js'
 import { SqliteTransitions } from './transitions.js'
@@ -37,7 +38,13 @@ export class SqliteConnection {
       datatrail: new SqliteDatatrail(db),
       heartbeats: new SqliteHeartbeats(db)
     }
-    this.collections = { users: new SqliteUsers(db), ...tables, views: new SqliteViews(db, tables, sites), transitions: new SqliteTransitions(db) }
+    this.collections = {
+      users: new SqliteUsers(db),
+      ...tables,
+      views: new SqliteViews(db, tables, sites),
+      transitions: new SqliteTransitions(db),
+      firstStart: new SqliteFirstStart(db, tables)
+    }
 
     const pageSize = db.pragma('page_size', { simple: true }) as number
     const addPage = db.prepare('INSERT INTO write_probe (page) VALUES (zeroblob(?))')

@@ -1,28 +1,33 @@
 import Database from 'better-sqlite3'
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { StoreUnavailableError } from '../port.js'
+import { StoreMissingError, StoreUnavailableError } from '../port.js'
+import type { WhenMissing } from '../when-missing.js'
+import { markDemoAwaited } from './first-start.js'
 import { migrations } from './migrations.js'
 
 /**
- * Opens (creating when needed) and migrates the SQLite file. WAL lets readers run beside the one
- * writer, and lets several processes share the file; `synchronous = NORMAL` keeps every committed
- * transaction through a crash of the process (kill -9), only an OS crash may lose the last ones.
+ * Opens and migrates the SQLite file; what happens when there is none is `whenMissing`'s to say.
+ * WAL lets readers run beside the one writer, and lets several processes share the file;
+ * `synchronous = NORMAL` keeps every committed transaction through a crash of the process
+ * (kill -9), only an OS crash may lose the last ones.
  */
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
-  createDatabase: (path: string) => Database.Database = (file) => new Database(file)
+  createDatabase: (path: string) => Database.Database = (file) => new Database(file),
+  whenMissing: WhenMissing = 'create'
 ): Database.Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const inMemory = path === ':memory:'
+  if (!inMemory && whenMissing === 'refuse' && !existsSync(path)) {
+    throw new StoreMissingError(`There is no SQLite store at ${path}: check TRACER_DB`)
+  }
+  if (!inMemory) mkdirSync(dirname(path), { recursive: true })
   const db = createDatabase(path)
   try {
-    // How long a statement waits for another process's lock before the store counts as unavailable.
-    db.pragma(`busy_timeout = ${busyTimeoutMs}`)
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = NORMAL')
-    db.pragma('foreign_keys = ON')
-    migrate(db)
+    // busy_timeout: how long a statement waits for another process's lock before the store counts as unavailable.
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`)
+    migrate(db, whenMissing === 'create-for-demo')
     return db
   } catch (error) {
     db.close()
@@ -30,8 +35,12 @@ export function openDatabase(
   }
 }
 
-/** Applies the missing migrations in one IMMEDIATE transaction, so two processes cannot race. */
-function migrate(db: Database.Database): void {
+/**
+ * Applies the missing migrations in one IMMEDIATE transaction, so two processes cannot race. A
+ * store created here (version 0) by a server's start is marked, in that same transaction, as
+ * awaiting its demo data: no other process can write anything into it first.
+ */
+function migrate(db: Database.Database, awaitDemo: boolean): void {
   const current = () => db.pragma('user_version', { simple: true }) as number
   if (current() === migrations.length) return
   db.transaction(() => {
@@ -42,7 +51,8 @@ function migrate(db: Database.Database): void {
       )
     }
     for (const sql of migrations.slice(version)) db.exec(sql)
-    db.pragma(`user_version = ${migrations.length}`)
+    if (version === 0 && awaitDemo) markDemoAwaited(db)
+    db.exec(`PRAGMA user_version = ${migrations.length}`)
   }).immediate()
 }
 

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import type { Sites } from '../../vocabulary.js'
 import { guardedStore, type StoreAdapter } from '../guarded-store.js'
 import { StoreUnavailableError, type Store } from '../port.js'
+import type { WhenMissing } from '../when-missing.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
@@ -19,12 +20,19 @@ export interface SqliteOptions {
   createDatabase?: (path: string) => Database.Database
   /** The clock that spaces reopens: injected, so tests need no real time. */
   now?: () => number
+  /** When there is no file at `path`: create it unless told otherwise. */
+  whenMissing?: WhenMissing
 }
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
-export function openSqliteStore(path: string, sites: Sites, { busyTimeoutMs = 5000, createDatabase, now = Date.now }: SqliteOptions = {}): Store {
-  const connect = () => {
-    const db = openDatabase(path, busyTimeoutMs, createDatabase)
+export function openSqliteStore(
+  path: string,
+  sites: Sites,
+  { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create' }: SqliteOptions = {}
+): Store {
+  // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
+  const connect = (creating: WhenMissing = 'refuse') => {
+    const db = openDatabase(path, busyTimeoutMs, createDatabase, creating)
     try {
       refreshOutputTexts(db, sites)
     } catch (error) {
@@ -34,7 +42,7 @@ export function openSqliteStore(path: string, sites: Sites, { busyTimeoutMs = 50
     return new SqliteConnection(db, sites)
   }
   try {
-    return guardedStore(new SqliteAdapter(connect(), path === ':memory:' ? undefined : connect, now))
+    return guardedStore(new SqliteAdapter(connect(whenMissing), path === ':memory:' ? undefined : () => connect(), now))
   } catch (error) {
     throw asStoreError(error)
   }

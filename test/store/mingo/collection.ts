@@ -49,6 +49,11 @@ export class MingoCollection {
     this.changes = new ChangeLog({ db, coll })
   }
 
+  /** Whether a server would list this collection: it has a document or an index. */
+  get exists(): boolean {
+    return this.documents.length > 0 || this.indexes.any
+  }
+
   /** Lazy like the driver's cursor: nothing runs, and nothing fails, before toArray. */
   find(filter: Filter<Document>, options?: FindOptions) {
     rejectOptions(options, ['sort', 'limit', 'projection'])

@@ -33,7 +33,17 @@ export class MingoEngine {
   /** The engine as the adapter sees it: the driver's Db type, of which it implements the used part. */
   get db(): Db {
     const database = {
+      databaseName: this.databaseName,
       collection: (name: string) => this.collection(name),
+      listCollections: (filter: Document, options: { nameOnly?: boolean }) => {
+        if (Object.keys(filter).length > 0 || options.nameOnly !== true) throw new Error('The mingo engine lists collections by name only')
+        return {
+          toArray: async () => {
+            this.check('', 'listCollections')
+            return [...this.collections].filter(([, collection]) => collection.exists).map(([name]) => ({ name, type: 'collection' }))
+          }
+        }
+      },
       command: async (command: Document) => {
         this.check('', 'command')
         if (Object.keys(command).join() !== 'ping') throw new Error('The mingo engine runs only the ping command')

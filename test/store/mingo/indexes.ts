@@ -16,6 +16,11 @@ export class Indexes {
 
   constructor(private readonly namespace: string) {}
 
+  /** Whether any index was created: a collection with one exists on a server, even empty. */
+  get any(): boolean {
+    return this.names.size > 0
+  }
+
   /** Adds the indexes not there yet, refusing a unique one the stored documents already break. */
   create(descriptions: IndexDescription[], documents: Document[]): string[] {
     return descriptions.map((description) => {
