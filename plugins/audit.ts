@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditedEventSchema, auditQuerySchema, auditReportSchema, type AuditedEvent } from '../schemas/audit.js'
-import { ErrorEnvelopeSchema, errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
+import { ErrorEnvelopeSchema, errorResponses, windowReportRefusals, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { notFound } from '../src/app-error.js'
 import { auditEvent } from '../src/domain/audit/audit-event.js'
 import { auditedEventRecord } from '../src/domain/audit/audited-event.js'
@@ -15,7 +15,7 @@ import { auditReportJson } from '../src/reports/audit-report.js'
  * for a window (streamed) or one event.
  */
 const audit: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, config, clock, streamedResponses } = fastify
+  const { store, config, clock, streamedResponses, windowReads } = fastify
   const sites = config.TRACER_SITES
   const settingsNow = () => ({ sites, deadlines: config.STAGE_DEADLINES, now: clock() })
   const eventSchema = ref(auditedEventSchema(sites))
@@ -36,7 +36,8 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
         querystring: auditQuerySchema(sites),
         response: {
           200: ref(auditReportSchema(sites), { description: 'The audit of the window.' }),
-          ...errorResponses(400, 401, 503)
+          ...errorResponses(400, 401),
+          ...windowReportRefusals
         }
       }
     },
@@ -47,7 +48,8 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
       // The 200 schema documents the report; its events are serialised by their schema one by one.
       reply.type('application/json; charset=utf-8')
       const audit = new WindowAudit(settingsNow(), { verdict, site })
-      return streamedResponses.send(reply, auditReportJson(store, window, audit, serialize))
+      const turn = () => windowReads.turn(request.user.user_id)
+      return streamedResponses.send(reply, auditReportJson(store, window, audit, serialize, turn))
     }
   )
 

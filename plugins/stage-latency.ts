@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { errorResponses, ref, tokenRoute } from '../schemas/common.js'
+import { errorResponses, windowReportRefusals, ref, tokenRoute } from '../schemas/common.js'
 import { stageLatencyReportSchema } from '../schemas/stage-latency.js'
 import { CallbackQuerySchema } from '../schemas/trace.js'
 import { requiredWindow } from '../src/domain/time-window.js'
@@ -8,7 +8,7 @@ import { stageLatencyReport } from '../src/reports/stage-latency.js'
 
 /** How long each stage takes, from the recorded transitions of a window's events. */
 const stageLatency: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, config } = fastify
+  const { store, config, streamedResponses, windowReads } = fastify
   const sites = config.TRACER_SITES
 
   fastify.get(
@@ -26,13 +26,16 @@ const stageLatency: FastifyPluginAsyncTypebox = async (fastify) => {
         querystring: CallbackQuerySchema,
         response: {
           200: ref(stageLatencyReportSchema(sites), { description: 'One row per stage and requested site.' }),
-          ...errorResponses(400, 401, 503)
+          ...errorResponses(400, 401),
+          ...windowReportRefusals
         }
       }
     },
-    async (request) => {
+    async (request, reply) => {
       const window = fromRequest(['query'], () => requiredWindow(request.query, config.MAX_WINDOW_DAYS))
-      return stageLatencyReport(store, window, sites)
+      // Made whole before it is sent: it holds a slot of the window reports while it is made.
+      const turn = () => windowReads.turn(request.user.user_id)
+      return streamedResponses.hold(reply, () => stageLatencyReport(store, window, sites, turn))
     }
   )
 }

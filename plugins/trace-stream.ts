@@ -4,8 +4,7 @@ import { StreamedTransitionSchema } from '../schemas/history.js'
 import { streamQuerySchema, TransitionMessageSchema } from '../schemas/stream.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
 import type { FeedTransition } from '../src/domain/records.js'
-import { transitionFilter } from '../src/domain/transition-filter.js'
-import { EventStreamSource, sseComment, sseMessage } from '../src/infrastructure/event-stream.js'
+import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '../src/infrastructure/event-stream.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { ResponseSlots } from '../src/infrastructure/response-slots.js'
 
@@ -20,7 +19,8 @@ export interface TraceStreamOptions {
 export const KEEP_ALIVE_MS = 15_000
 /**
  * A burst of writes a reading client may lag behind before it is dropped. The messages are shared
- * between streams (made once per transition), so a full queue costs a stream some 8 KiB of references.
+ * between streams (made once per page of transitions and filter), so a full queue costs a stream
+ * a few references to buffers other streams hold too.
  */
 export const QUEUE_LIMIT = 1000
 
@@ -35,10 +35,10 @@ const KEEP_ALIVE = sseComment('keep-alive')
 const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastify, options) => {
   const { config, streamedResponses, transitionHub } = fastify
   const { keepAliveMs = KEEP_ALIVE_MS, queueLimit = QUEUE_LIMIT } = options
-  const slots = new ResponseSlots('live streams', config.MAX_STREAMS)
+  const slots = new ResponseSlots('live streams', config.MAX_STREAMS, config.MAX_STREAMS_PER_CLIENT)
   const transitionSchema = ref(StreamedTransitionSchema)
-  /** Each transition's message, made once however many streams send it. */
-  const messages = new WeakMap<FeedTransition, string>()
+  /** Each transition's message: Fastify compiles the schema's serializer for the first stream and caches it. */
+  let message: ((transition: FeedTransition) => string) | undefined
 
   fastify.get(
     '/stream',
@@ -51,7 +51,8 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
           'Every transition (a change of a stored trace value) written through update-trace by any instance sharing the store, ' +
           'within 2 s of its write, for as long as the connection stays open: from when the stream opens on, with no replay of earlier ones. ' +
           '`event_no` and `site` filter; both given, both apply. A comment line every 15 s keeps proxies from closing a quiet stream. ' +
-          `At most MAX_STREAMS (${config.MAX_STREAMS}) streams are open at once per instance. ` +
+          `At most MAX_STREAMS (${config.MAX_STREAMS}) streams are open at once per instance (503 beyond), and MAX_STREAMS_PER_CLIENT ` +
+          `(${config.MAX_STREAMS_PER_CLIENT}) per user and per client address (429 beyond). ` +
           `A client that falls ${queueLimit} messages behind, or takes nothing for STREAM_STALL_TIMEOUT_S seconds while messages wait, is disconnected. ` +
           'An access token that expires while its stream is open does not end it. When the service shuts down, the stream ends cleanly.',
         querystring: streamQuerySchema(config.TRACER_SITES),
@@ -61,6 +62,9 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
             content: { 'text/event-stream': { schema: TransitionMessageSchema } }
           },
           ...errorResponses(400, 401),
+          429: ref(ErrorEnvelopeSchema, {
+            description: 'TooManyRequests: the user or the client address holds MAX_STREAMS_PER_CLIENT streams of this instance already (with `Retry-After`).'
+          }),
           503: ref(ErrorEnvelopeSchema, {
             description: `ServiceUnavailable: MAX_STREAMS streams are open in this instance already (with \`Retry-After\`), or the store is unreachable.`
           })
@@ -70,27 +74,22 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
     async (request, reply) => {
       const { event_no, site } = request.query
       const eventNo = event_no === undefined ? undefined : fromRequest(['query'], () => eventNoFromPath(event_no))
-      const wants = transitionFilter({ eventNo, site })
-      const serialize = reply.compileSerializationSchema(transitionSchema) as (transition: FeedTransition) => string
-      const messageOf = (transition: FeedTransition) => {
-        let message = messages.get(transition)
-        if (message === undefined) {
-          message = sseMessage('transition', serialize(transition))
-          messages.set(transition, message)
-        }
-        return message
+      if (message === undefined) {
+        const serialize = reply.compileSerializationSchema(transitionSchema) as (transition: FeedTransition) => string
+        message = (transition) => sseMessage('transition', serialize(transition))
       }
+      const format = message
 
       const dropped = new AbortController()
-      const offer = (fragment: string) => {
-        if (!stream.push(fragment)) dropped.abort(`its client fell ${queueLimit} messages behind`)
+      const offer = (fragment: StreamFragment, messages = 1) => {
+        if (!stream.push(fragment, messages)) dropped.abort(`its client fell ${queueLimit} messages behind`)
       }
       const stream = new EventStreamSource({
         opening: OPENING,
         limit: queueLimit,
         // Started when the stream's slot is taken; resolves once the hub knows where the store's feed stands.
         start: async () => {
-          const stopListening = await transitionHub.listen({ wants, deliver: (transition) => offer(messageOf(transition)) })
+          const stopListening = await transitionHub.subscribe({ eventNo, site }, offer, format)
           const keepAlive = setInterval(() => offer(KEEP_ALIVE), keepAliveMs)
           return () => {
             stopListening()

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
+import { errorResponses, windowReportRefusals, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventStatusSchema } from '../schemas/event-status.js'
 import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
@@ -25,7 +25,7 @@ const PAGE_SIZE = 100
 
 /** The event tracer: baseband callbacks of a window, one event's status, the audit and the trace writes. */
 const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, config, streamedResponses } = fastify
+  const { store, config, streamedResponses, windowReads } = fastify
   const sites = config.TRACER_SITES
   fastify.addHook('onRequest', fastify.authenticate)
 
@@ -44,13 +44,15 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
         querystring: CallbackQuerySchema,
         response: {
           200: Type.Array(elementSchema, { description: 'The events, oldest first.' }),
-          ...errorResponses(400, 401, 503)
+          ...errorResponses(400, 401),
+          ...windowReportRefusals
         }
       }
     },
     async (request, reply) => {
       const window = fromRequest(['query'], () => requiredWindow(request.query, config.MAX_WINDOW_DAYS))
-      const pages = keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.position, PAGE_SIZE)
+      const turn = () => windowReads.turn(request.user.user_id)
+      const pages = keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.position, PAGE_SIZE, turn)
       // The store hands each element over as JSON text in the form the 200 schema documents: the
       // stream joins them (the contract tests check the result against the schema).
       reply.type('application/json; charset=utf-8')

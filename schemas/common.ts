@@ -69,6 +69,20 @@ export function errorResponses<const S extends readonly (keyof typeof errorDescr
   ) as { [K in S[number]]: ReturnType<typeof ref<typeof ErrorEnvelopeSchema>> }
 }
 
+/** The refusals of a window report (baseband callbacks, the audit of a window, stage latency), beside the common ones. */
+export const windowReportRefusals = {
+  429: ref(ErrorEnvelopeSchema, {
+    description:
+      'TooManyRequests: the user, or the client address, holds MAX_STREAMED_RESPONSES_PER_CLIENT window reports of this instance ' +
+      'already; wait `Retry-After` seconds.'
+  }),
+  503: ref(ErrorEnvelopeSchema, {
+    description:
+      'ServiceUnavailable: the store is unreachable, or MAX_STREAMED_RESPONSES window reports are in flight in this instance ' +
+      '(with `Retry-After`); the service recovers by itself.'
+  })
+}
+
 /** The time forms of windows and event times, as parseUtcTime reads them. */
 export const TIME_FORMAT_DESCRIPTION =
   'UTC date `YYYY-MM-DD` (midnight), or ISO 8601 date-time `YYYY-MM-DDTHH:MM[:SS[.fff]]` (a space may ' +

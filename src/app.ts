@@ -18,6 +18,7 @@ import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
 import transitionHub from './infrastructure/transition-hub.js'
+import windowReads from './infrastructure/window-reads.js'
 import { RequestLogController } from './infrastructure/request-log.js'
 import metrics from './infrastructure/metrics.js'
 import auditMetrics from './infrastructure/audit-metrics.js'
@@ -110,6 +111,7 @@ async function app(fastify: FastifyInstance, { config, store, now = Date.now, da
   await fastify.register(docs)
   await fastify.register(authentication)
   await fastify.register(streamedResponses)
+  await fastify.register(windowReads)
   await fastify.register(transitionHub)
 
   await fastify.register(serviceRoutes)

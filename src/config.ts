@@ -93,11 +93,23 @@ export const ConfigSchema = Type.Object({
     default: 32,
     description: 'Streamed responses (baseband callbacks, audit reports) in flight at once per process; 503 beyond.'
   }),
+  MAX_STREAMED_RESPONSES_PER_CLIENT: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 8,
+    description: 'Of MAX_STREAMED_RESPONSES (and stage latency reports), how many one user, and one client address, may hold at once; 429 beyond.'
+  }),
   MAX_STREAMS: Type.Integer({
     minimum: 1,
     maximum: 100_000,
     default: 1000,
     description: 'Live trace streams open at once per process; 503 beyond.'
+  }),
+  MAX_STREAMS_PER_CLIENT: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 100,
+    description: 'Of MAX_STREAMS, how many one user, and one client address, may hold at once; 429 beyond.'
   }),
   STREAM_STALL_TIMEOUT_S: Type.Integer({
     minimum: 1,

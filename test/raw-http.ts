@@ -12,8 +12,9 @@ export interface StalledResponse {
  * A GET sent on a raw socket whose client reads the status line and headers, then stops reading:
  * the rest of the response stays in the kernel's buffers, as with a client that hung.
  */
-export function stalledGet(port: number, path: string, token: string): Promise<StalledResponse> {
-  const socket = connect(port, '127.0.0.1')
+export function stalledGet(port: number, path: string, token: string, { from }: { from?: string } = {}): Promise<StalledResponse> {
+  // `from`: another loopback address (127.0.0.2, ...), so the client is one the service tells apart.
+  const socket = connect({ port, host: '127.0.0.1', ...(from === undefined ? {} : { localAddress: from }) })
   // The server may reset the connection while nobody listens; that is the point of some tests.
   socket.on('error', () => {})
   return new Promise((resolve, reject) => {

@@ -1,5 +1,3 @@
-import { CHUNK_BYTES } from './pulled-body.js'
-
 /**
  * Server-sent events as text fragments of a streamed body (see streamed-responses.ts): plain
  * standard SSE, so EventSource and a fetch reading the body line by line both understand it.
@@ -16,22 +14,29 @@ export interface EventStreamOptions {
   start: () => Promise<() => void>
   /** The first fragment, given once `start` has resolved. */
   opening: string
-  /** The most fragments held for a client that is not taking them: push refuses beyond. */
+  /** The most messages held for a client that is not taking them: push refuses beyond. */
   limit: number
 }
 
-const DONE: IteratorResult<string> = { value: undefined, done: true }
+/** Text, or a buffer that many streams share (made once, written to each socket as it is). */
+export type StreamFragment = string | Buffer
+
+const DONE: IteratorResult<StreamFragment> = { value: undefined, done: true }
 
 /**
  * The body of an event stream: fragments pushed as events happen, held until the socket asks for
- * more. The first `next` starts the stream, so a response refused before it (its slot not free)
- * starts nothing. `return` (the response closed, the client left, the server shuts down) stops it
- * at once, even while `next` waits for an event.
+ * more, each handed on as it was pushed (a shared buffer is never copied). The first `next` starts
+ * the stream, so a response refused before it (its slot not free) starts nothing. `return` (the
+ * response closed, the client left, the server shuts down) stops it at once, even while `next`
+ * waits for an event.
  */
-export class EventStreamSource implements AsyncIterableIterator<string> {
+export class EventStreamSource implements AsyncIterableIterator<StreamFragment> {
   readonly #options: EventStreamOptions
-  #queued: string[] = []
-  #waiting: ((result: IteratorResult<string>) => void) | undefined
+  #queued: StreamFragment[] = []
+  /** Messages in #queued, which the limit counts. */
+  #queuedMessages = 0
+  #counts: number[] = []
+  #waiting: ((result: IteratorResult<StreamFragment>) => void) | undefined
   #started = false
   #stop: (() => void) | undefined
   #ended = false
@@ -44,8 +49,8 @@ export class EventStreamSource implements AsyncIterableIterator<string> {
     return this
   }
 
-  /** Queues a fragment; false, and nothing queued, when `limit` fragments wait already. */
-  push(fragment: string): boolean {
+  /** Queues a fragment of `messages` messages; false, and nothing queued, when that would hold more than `limit`. */
+  push(fragment: StreamFragment, messages = 1): boolean {
     if (this.#ended) return true
     const waiting = this.#waiting
     if (waiting !== undefined) {
@@ -53,12 +58,14 @@ export class EventStreamSource implements AsyncIterableIterator<string> {
       waiting({ value: fragment, done: false })
       return true
     }
-    if (this.#queued.length >= this.#options.limit) return false
+    if (this.#queuedMessages + messages > this.#options.limit) return false
     this.#queued.push(fragment)
+    this.#counts.push(messages)
+    this.#queuedMessages += messages
     return true
   }
 
-  async next(): Promise<IteratorResult<string>> {
+  async next(): Promise<IteratorResult<StreamFragment>> {
     if (!this.#started) {
       this.#started = true
       const stop = await this.#options.start()
@@ -66,26 +73,22 @@ export class EventStreamSource implements AsyncIterableIterator<string> {
       else this.#stop = stop
       return this.#ended ? DONE : { value: this.#options.opening, done: false }
     }
-    if (this.#queued.length > 0) return { value: this.#take(), done: false }
+    const oldest = this.#queued.shift()
+    if (oldest !== undefined) {
+      // The rest stay queued, where they count against the limit, rather than waiting in the body.
+      this.#queuedMessages -= this.#counts.shift()!
+      return { value: oldest, done: false }
+    }
     if (this.#ended) return DONE
     return new Promise((resolve) => (this.#waiting = resolve))
   }
 
-  /**
-   * The oldest fragments, joined up to what the body sends in one turn: the rest stay queued,
-   * where they count against the limit, rather than waiting in the body beyond it.
-   */
-  #take(): string {
-    let count = 1
-    let length = this.#queued[0]!.length
-    while (count < this.#queued.length && length + this.#queued[count]!.length <= CHUNK_BYTES) length += this.#queued[count++]!.length
-    return this.#queued.splice(0, count).join('')
-  }
-
-  async return(): Promise<IteratorResult<string>> {
+  async return(): Promise<IteratorResult<StreamFragment>> {
     if (!this.#ended) {
       this.#ended = true
       this.#queued = []
+      this.#counts = []
+      this.#queuedMessages = 0
       this.#waiting?.(DONE)
       this.#waiting = undefined
       this.#stop?.()

@@ -13,11 +13,15 @@ export interface PulledBodyOptions {
   /** Called once the client has taken nothing for stallMs; it should end the response. */
   onStall: () => void
   /**
-   * Each fragment is sent as soon as the source gives it (an event stream, whose next fragment may
-   * be minutes away), instead of being gathered with the next ones into chunks.
+   * Each fragment is sent as soon as the source gives it, and whole (an event stream, whose next
+   * fragment may be minutes away, and whose fragments are buffers shared by many streams), instead
+   * of being gathered with the next ones and cut into chunks.
    */
   prompt?: boolean
 }
+
+/** What a source gives: text, or bytes (shared between bodies, never changed). */
+export type BodyFragment = string | Buffer
 
 /**
  * A response body in bytes that asks its source for more text only when the socket has taken what
@@ -26,7 +30,7 @@ export interface PulledBodyOptions {
  * event loop, so other responses and /health get their turn in between.
  */
 export class PulledBody extends Readable {
-  readonly #source: AsyncIterator<string>
+  readonly #source: AsyncIterator<BodyFragment>
   #pending: Buffer
   #exhausted: boolean
   #pulling = false
@@ -34,24 +38,33 @@ export class PulledBody extends Readable {
   #eof = false
   #stallTimer: NodeJS.Timeout
   readonly #onStall: () => void
-  readonly #gatherBytes: number
+  readonly #prompt: boolean
+  /** When the client last took bytes (or the body last waited for its source rather than the client). */
+  #progressedAt = performance.now()
 
   /** `first` is the source's first result, read before the status was sent. */
-  constructor(source: AsyncIterator<string>, first: IteratorResult<string>, { stallMs, onStall, prompt }: PulledBodyOptions) {
+  constructor(source: AsyncIterator<BodyFragment>, first: IteratorResult<BodyFragment>, { stallMs, onStall, prompt }: PulledBodyOptions) {
     // Not destroyed at its end: the last chunks may still wait in the socket, and the stall clock
     // must keep running for them until the response closes (whoever sends it destroys the body then).
     super({ highWaterMark: CHUNK_BYTES, autoDestroy: false })
     this.#source = source
     this.#exhausted = first.done === true
-    this.#pending = Buffer.from(first.done === true ? '' : first.value)
+    this.#pending = first.done === true ? Buffer.alloc(0) : asBuffer(first.value)
     this.#onStall = onStall
-    this.#gatherBytes = prompt === true ? 1 : CHUNK_BYTES
+    this.#prompt = prompt === true
     this.#stallTimer = setTimeout(() => this.#checkStall(), stallMs).unref()
   }
 
   /** The client took bytes (the socket drained): its stall clock starts again. */
   progressed() {
-    if (!this.destroyed) this.#stallTimer.refresh()
+    if (this.destroyed) return
+    this.#stallTimer.refresh()
+    this.#progressedAt = performance.now()
+  }
+
+  /** Milliseconds since the client last took bytes while the body waited for it: 0 while it keeps up. */
+  stalledForMs(now = performance.now()): number {
+    return this.#pulling ? 0 : now - this.#progressedAt
   }
 
   /** From now on, a client that takes nothing for `stallMs` is dropped (shorter while the server closes). */
@@ -95,7 +108,7 @@ export class PulledBody extends Readable {
           this.progressed()
           continue
         }
-        const chunk = this.#pending.subarray(0, CHUNK_BYTES)
+        const chunk = this.#prompt ? this.#pending : this.#pending.subarray(0, CHUNK_BYTES)
         this.#pending = this.#pending.subarray(chunk.length)
         if (!this.push(chunk)) return
         await nextTurn()
@@ -108,13 +121,19 @@ export class PulledBody extends Readable {
     }
   }
 
-  /** Fragments joined up to about CHUNK_BYTES (one fragment when prompt); empty once the source is done. */
+  /** Fragments joined up to about CHUNK_BYTES (one fragment as it is, when prompt); empty once the source is done. */
   async #nextText(): Promise<Buffer> {
+    if (this.#prompt) {
+      const next = await this.#source.next()
+      if (next.done !== true) return asBuffer(next.value)
+      this.#exhausted = true
+      return Buffer.alloc(0)
+    }
     let text = ''
-    while (text.length < this.#gatherBytes && !this.#exhausted) {
+    while (text.length < CHUNK_BYTES && !this.#exhausted) {
       const next = await this.#source.next()
       if (next.done === true) this.#exhausted = true
-      else text += next.value
+      else text += typeof next.value === 'string' ? next.value : next.value.toString()
     }
     return Buffer.from(text)
   }
@@ -141,3 +160,5 @@ export class PulledBody extends Readable {
     }
   }
 }
+
+const asBuffer = (fragment: BodyFragment) => (typeof fragment === 'string' ? Buffer.from(fragment) : fragment)

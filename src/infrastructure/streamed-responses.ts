@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { Socket } from 'node:net'
 import { finished } from 'node:stream'
-import { serviceUnavailable } from '../app-error.js'
+import type { AccessClaims } from '../../schemas/auth.js'
+import { AppError, serviceUnavailable } from '../app-error.js'
 import { send as sendError } from './error-handler.js'
-import { PulledBody } from './pulled-body.js'
-import { ResponseSlots } from './response-slots.js'
+import { PulledBody, type BodyFragment } from './pulled-body.js'
+import { ResponseSlots, type SlotHolder, type SlotRefusal } from './response-slots.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,17 +34,26 @@ export interface StreamOptions {
 }
 
 export interface StreamedResponses {
-  /** MAX_STREAMED_RESPONSES: the bulk documents (baseband callbacks, the audit) in flight at once. */
+  /**
+   * MAX_STREAMED_RESPONSES: the bulk documents (baseband callbacks, the audit) and the window
+   * reports made whole (stage latency) in flight at once, MAX_STREAMED_RESPONSES_PER_CLIENT of them
+   * per user and per client address.
+   */
   readonly documents: ResponseSlots
   /**
-   * Sends `fragments` (text, produced on demand) as the body of `reply`. Takes a slot first: when
-   * none is free, rejects with 503 and Retry-After before any byte is sent. The source's first
-   * fragment is read before the status too, so a source that fails at once (an unavailable store)
-   * rejects with its error. Then the body is produced only as fast as the client reads it, and a
-   * client that takes nothing for STREAM_STALL_TIMEOUT_S is disconnected. The slot is given back
-   * when the response is sent, fails, is aborted, or is dropped.
+   * Sends `fragments` (produced on demand) as the body of `reply`. Takes a slot first (see `admit`):
+   * when none can be had, answers 503 or 429 with Retry-After before any byte is sent. The
+   * source's first fragment is read before the status too, so a source that fails at once (an
+   * unavailable store) rejects with its error. Then the body is produced only as fast as the client
+   * reads it, and a client that takes nothing for STREAM_STALL_TIMEOUT_S is disconnected. The slot
+   * is given back when the response is sent, fails, is aborted, or is dropped.
    */
-  send(reply: FastifyReply, fragments: AsyncIterable<string>, options?: StreamOptions): Promise<FastifyReply>
+  send(reply: FastifyReply, fragments: AsyncIterable<BodyFragment>, options?: StreamOptions): Promise<FastifyReply>
+  /**
+   * Runs `work` (a window report made whole before it is sent) holding a slot of `documents`; when
+   * none can be had, rejects with the 503 or 429 `send` answers.
+   */
+  hold<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T>
 }
 
 /**
@@ -52,20 +62,92 @@ export interface StreamedResponses {
  */
 export const RETRY_AFTER_S = 2
 
+/**
+ * When no slot is free, a response whose client has taken nothing for this long gives its slot up
+ * to the new request (the client is disconnected, as a stalled one is), so clients that stopped
+ * reading cannot keep out one that reads. A reading client drains its socket far more often.
+ */
+export const YIELD_WHEN_STALLED_MS = 2000
+
+/**
+ * The holder of a request's slots: its token's user and its address. Every streamed route of the
+ * service authenticates; a route without a token would count all its clients as one user.
+ */
+export const holderOf = (request: FastifyRequest): SlotHolder => ({
+  user: (request.user as AccessClaims | null)?.user_id ?? '',
+  address: request.ip
+})
+
 /** While the server closes, a client that takes nothing for this long is dropped, so shutdown does not wait out the stall timeout. */
 const CLOSING_STALL_MS = 1000
 
 interface OpenResponse {
   body: PulledBody
   openEnded: boolean
+  slots: ResponseSlots
+  holder: SlotHolder
+  reply: FastifyReply
+  /** Settles once its slot is given back. */
+  released: Promise<void>
+}
+
+/** Which open responses a refusal may take a slot from: any when all are taken, else the holder's own. */
+const candidatesFor: Record<SlotRefusal, (response: OpenResponse, holder: SlotHolder) => boolean> = {
+  full: () => true,
+  user: (response, holder) => response.holder.user === holder.user,
+  address: (response, holder) => response.holder.address === holder.address
+}
+
+/** The answer to a request that gets no slot: 503 when the instance is full, 429 when the client has its share. */
+function refusal(slots: ResponseSlots, refused: SlotRefusal): AppError {
+  if (refused === 'full') {
+    return serviceUnavailable(`This instance is already streaming ${slots.limit} ${slots.name}, the most it serves at once; try again shortly.`)
+  }
+  const who = refused === 'user' ? 'Your user' : 'Your address'
+  return new AppError(429, 'TooManyRequests', [
+    `${who} already holds ${slots.share} of this instance's ${slots.name}, the most one ${refused} may hold at once; try again when one has ended.`
+  ])
 }
 
 async function streamedResponses(fastify: FastifyInstance) {
   const { config } = fastify
   const stallMs = config.STREAM_STALL_TIMEOUT_S * 1000
-  const documents = new ResponseSlots('responses', config.MAX_STREAMED_RESPONSES)
+  const documents = new ResponseSlots('responses', config.MAX_STREAMED_RESPONSES, config.MAX_STREAMED_RESPONSES_PER_CLIENT)
   const open = new Set<OpenResponse>()
   let closing = false
+
+  /**
+   * A slot of `slots` for `holder`, or why there is none. When none is free, the response that has
+   * waited longest for a client that takes nothing (YIELD_WHEN_STALLED_MS at least) gives its slot
+   * up: any response when the instance is full, one of the holder's own when it has its share.
+   */
+  async function admit(slots: ResponseSlots, holder: SlotHolder): Promise<(() => void) | SlotRefusal> {
+    const first = slots.take(holder)
+    if ('release' in first) return first.release
+    // A client at its share gets none of another's, even a stalled one: it would be refused next.
+    if (first.refused === 'full' && slots.atShare(holder) !== false) return first.refused
+    const now = performance.now()
+    let victim: OpenResponse | undefined
+    for (const response of open) {
+      if (response.slots !== slots || !candidatesFor[first.refused](response, holder)) continue
+      const stalled = response.body.stalledForMs(now)
+      if (stalled >= YIELD_WHEN_STALLED_MS && stalled > (victim?.body.stalledForMs(now) ?? 0)) victim = response
+    }
+    if (victim === undefined) return first.refused
+    drop(victim.reply, `its client stopped reading (${Math.round(victim.body.stalledForMs(now) / 1000)} s ago), and another request needed its slot`)
+    victim.body.destroy()
+    await victim.released
+    const second = slots.take(holder)
+    return 'release' in second ? second.release : second.refused
+  }
+
+  /** The refusal, said in the log (a full house is expected under load: a warning, not an error) and answered after Retry-After. */
+  function refuse(reply: FastifyReply, slots: ResponseSlots, refused: SlotRefusal): AppError {
+    const why = refused === 'full' ? `already streaming ${slots.limit} ${slots.name}` : `its ${refused} holds ${slots.share} ${slots.name} already`
+    reply.log.warn(`refused a response: ${why}`)
+    reply.header('retry-after', String(RETRY_AFTER_S))
+    return refusal(slots, refused)
+  }
 
   fastify.addHook('preClose', async () => {
     closing = true
@@ -75,20 +157,14 @@ async function streamedResponses(fastify: FastifyInstance) {
     }
   })
 
-  async function send(reply: FastifyReply, fragments: AsyncIterable<string>, options: StreamOptions = {}) {
+  async function send(reply: FastifyReply, fragments: AsyncIterable<BodyFragment>, options: StreamOptions = {}) {
     const slots = options.slots ?? documents
-    const release = slots.take()
-    if (release === null) {
-      // Answered here rather than thrown: a full house is expected under load, not a failure to log with a stack.
-      reply.log.warn(`refused a response: already streaming ${slots.limit} ${slots.name}`)
-      reply.header('retry-after', String(RETRY_AFTER_S))
-      return sendError(
-        reply,
-        serviceUnavailable(`This instance is already streaming ${slots.limit} ${slots.name}, the most it serves at once; try again shortly.`)
-      )
-    }
+    const holder = holderOf(reply.request)
+    const release = await admit(slots, holder)
+    // Answered here rather than thrown: a full house is expected under load, not a failure to log with a stack.
+    if (typeof release !== 'function') return sendError(reply, refuse(reply, slots, release))
     const source = fragments[Symbol.asyncIterator]()
-    let first: IteratorResult<string>
+    let first: IteratorResult<BodyFragment>
     try {
       first = await source.next()
     } catch (error) {
@@ -103,7 +179,15 @@ async function streamedResponses(fastify: FastifyInstance) {
         body.destroy()
       }
     })
-    const response: OpenResponse = { body, openEnded: options.openEnded === true }
+    let released = () => {}
+    const response: OpenResponse = {
+      body,
+      openEnded: options.openEnded === true,
+      slots,
+      holder,
+      reply,
+      released: new Promise<void>((resolve) => (released = resolve))
+    }
     open.add(response)
     if (closing && response.openEnded) body.endEarly()
     const { dropped } = options
@@ -116,13 +200,24 @@ async function streamedResponses(fastify: FastifyInstance) {
       dropped?.removeEventListener('abort', onDropped)
       open.delete(response)
       release()
+      released()
     })
     const sent = reply.send(body)
     if (dropped?.aborted === true) onDropped()
     return sent
   }
 
-  fastify.decorate('streamedResponses', { documents, send })
+  async function hold<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+    const release = await admit(documents, holderOf(reply.request))
+    if (typeof release !== 'function') throw refuse(reply, documents, release)
+    try {
+      return await work()
+    } finally {
+      release()
+    }
+  }
+
+  fastify.decorate('streamedResponses', { documents, send, hold })
 }
 
 /** Disconnects the client of a response it is not taking, saying why in the log. */

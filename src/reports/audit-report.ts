@@ -2,6 +2,7 @@ import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
 import type { WindowAudit } from '../domain/audit/window-audit.js'
 import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
+import type { PageTurn } from '../store/pages.js'
 import type { Store } from '../store/port.js'
 import { windowParts } from './window-parts.js'
 
@@ -20,12 +21,13 @@ export function auditReportJson(
   store: Store,
   window: TimeWindow,
   audit: WindowAudit,
-  eventJson: (event: AuditedEvent) => string
+  eventJson: (event: AuditedEvent) => string,
+  turn?: PageTurn
 ): AsyncGenerator<string> {
   return jsonObject([
     ['window', JSON.stringify(reportWindow(window))],
     ['generated_at', JSON.stringify(toIsoUtc(audit.settings.now))],
-    ['events', jsonArray(audit.pages(windowParts(store, window)), eventJson)],
+    ['events', jsonArray(audit.pages(windowParts(store, window, turn)), eventJson)],
     ['summary', () => JSON.stringify(audit.summary)]
   ])
 }

@@ -1,19 +1,34 @@
 import type { EventPosition } from '../domain/records.js'
 
+/** Waits for the turn to read a page, resolving to the function that ends it (see window-reads.ts). */
+export type PageTurn = () => Promise<() => void>
+
 /**
  * A window read in keyset pages, each continuing after the last event of the one before: only one
- * page is held at a time, and a page costs the same at any depth.
+ * page is held at a time, and a page costs the same at any depth. With `turn`, each page is read
+ * in a turn of the service's fair queue of expensive reads.
  */
 export async function* keysetPages<T>(
   readPage: (after: EventPosition | undefined, limit: number) => Promise<T[]>,
   positionOf: (row: T) => EventPosition,
-  pageSize: number
+  pageSize: number,
+  turn?: PageTurn
 ): AsyncGenerator<T[]> {
   let after: EventPosition | undefined
   for (;;) {
-    const page = await readPage(after, pageSize)
+    const page = await inTurn(turn, () => readPage(after, pageSize))
     if (page.length > 0) yield page
     if (page.length < pageSize) return
     after = positionOf(page[page.length - 1]!)
+  }
+}
+
+async function inTurn<T>(turn: PageTurn | undefined, read: () => Promise<T>): Promise<T> {
+  if (turn === undefined) return read()
+  const end = await turn()
+  try {
+    return await read()
+  } finally {
+    end()
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import t from 'tap'
 import { generateOpenApiYaml } from '../../src/openapi.js'
+import { toEventRecord } from '../../src/domain/events.js'
 import { addUser, build, expiredToken, userWithTokens } from '../helper.js'
 import { call, declared, exercised } from './contract.js'
 
@@ -111,17 +112,40 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   await call(t, app, { url: '/v1/event-tracer/history/x', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/stage-latency?start_time_utc=2024-05-02', headers: reader })
 
-  // The live stream: open (its first fragment is checked), refused beyond MAX_STREAMS, bad filters, no token.
-  const streaming = await build(t, { MAX_STREAMS: '1' })
+  // The live stream: open (its first fragment is checked), refused beyond the user's share and
+  // beyond MAX_STREAMS, bad filters, no token.
+  const streaming = await build(t, { MAX_STREAMS: '2', MAX_STREAMS_PER_CLIENT: '1' })
   const streamReader = { authorization: (await userWithTokens(streaming, 'operator', 'reader')).access_token }
   const streamWriter = { authorization: (await userWithTokens(streaming, 'pipeline', 'writer')).access_token }
+  const streamAdmin = { authorization: (await userWithTokens(streaming, 'root', 'admin')).access_token }
   const update = { event: 1, site: 'kko', stage: 'baseband_conversion', status: 'complete' }
   const afterOpen = () => streaming.inject({ method: 'POST', url: '/v1/event-tracer/update-trace', headers: streamWriter, payload: update })
   const stream = await call(t, streaming, { url: '/v1/event-tracer/stream?site=kko', headers: streamReader, payloadAsStream: true, afterOpen })
   t.equal(stream.statusCode, 200)
-  await call(t, streaming, { url: '/v1/event-tracer/stream', headers: streamReader })
+  t.equal((await call(t, streaming, { url: '/v1/event-tracer/stream', headers: streamReader })).statusCode, 429)
+  // From another address: the share of an address counts too, and every inject comes from one.
+  const second = await streaming.inject({ url: '/v1/event-tracer/stream', headers: streamWriter, remoteAddress: '192.0.2.7', payloadAsStream: true })
+  t.equal(second.statusCode, 200)
+  const full = await call(t, streaming, { url: '/v1/event-tracer/stream', headers: streamAdmin, remoteAddress: '192.0.2.8' })
+  t.equal(full.statusCode, 503)
   await call(t, streaming, { url: '/v1/event-tracer/stream?site=nowhere', headers: streamReader })
   await call(t, streaming, { url: '/v1/event-tracer/stream' })
+
+  // Window reports beyond the user's share: a report whose client reads nothing yet holds the only one.
+  const sharing = await build(t, { MAX_STREAMED_RESPONSES_PER_CLIENT: '1' })
+  const sharingReader = { authorization: (await userWithTokens(sharing, 'operator', 'reader')).access_token }
+  const day = Date.parse('2024-05-01T00:00:00Z')
+  await sharing.store.events.upsert(
+    Array.from({ length: 1234 }, (_, i) =>
+      toEventRecord({ event_no: i, timestamp_utc: new Date(day + i * 60_000).toISOString(), snr: 10, known_source_name: 'EXT', actions: { want: { baseband: true }, got: {} } }, sharing.config.TRACER_SITES, 1)
+    )
+  )
+  const held = await sharing.inject({ url: `/v1/event-tracer/baseband-callbacks?${window}`, headers: sharingReader, payloadAsStream: true })
+  t.equal(held.statusCode, 200)
+  for (const url of [`/v1/event-tracer/baseband-callbacks?${window}`, `/v1/event-tracer/audit?${window}`, `/v1/event-tracer/stage-latency?${window}`]) {
+    t.equal((await call(t, sharing, { url, headers: sharingReader })).statusCode, 429, url)
+  }
+  held.stream().resume()
 
   await app.store.close()
   for (const url of reads) await call(t, app, { url, headers: reader })

@@ -56,7 +56,8 @@ async function openStream(url: string, token: string) {
 }
 
 t.test(`${STREAMS} streams on one instance get each of ${WRITES} transitions written through another within 2 s; SIGTERM ends them all, promptly and cleanly`, async (t) => {
-  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  // One user from one address opens every stream here: its share is the whole bound (fair-shares.test.ts holds a client to its share).
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), MAX_STREAMS_PER_CLIENT: String(STREAMS) }
   // A user before the first start, so that no demo data is seeded: every write below is a change.
   const added = await runCli(['users', 'add', 'pipeline', '--role', 'writer', '--password-stdin'], env, 'pipeline-password\n')
   t.equal(added.status, 0, added.stderr)

@@ -51,10 +51,10 @@ function hubOn(t: Test, options: TransitionHubOptions = {}) {
   return { hub, state, lines, write }
 }
 
-/** A listener that keeps what it is given. */
+/** A listener that keeps what it is given of each page. */
 function collector(wants: (transition: FeedTransition) => boolean = () => true) {
   const got: FeedTransition[] = []
-  return { got, listener: { wants, deliver: (transition: FeedTransition) => void got.push(transition) } }
+  return { got, listener: { deliver: (page: readonly FeedTransition[]) => void got.push(...page.filter(wants)) } }
 }
 
 const eventsOf = (transitions: FeedTransition[]) => transitions.map((transition) => transition.event_no)
@@ -106,9 +106,8 @@ t.test('a backlog beyond a page is read page after page, one read each, in order
   let arrived = () => {}
   const allArrived = new Promise<void>((resolve) => (arrived = resolve))
   await hub.listen({
-    wants: () => true,
-    deliver: (transition) => {
-      got.push(transition)
+    deliver: (page) => {
+      got.push(...page)
       if (got.length < 10) return
       readsWhenAllArrived = state.reads
       arrived()
@@ -162,7 +161,6 @@ t.test('when the store cannot say where the feed stands, listen rejects and the 
 t.test('a listener that throws does not keep the transition from the others', async (t) => {
   const { hub, lines, write } = hubOn(t)
   const broken = {
-    wants: () => true,
     deliver: () => {
       throw new Error('broken')
     }

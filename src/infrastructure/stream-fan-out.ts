@@ -1,0 +1,147 @@
+import type { FeedTransition } from '../domain/records.js'
+import { siteOfKey, type TransitionFilter } from '../domain/transition-filter.js'
+import type { TransitionHub } from './transition-hub.js'
+
+/**
+ * Where one live stream takes its share of a page: the messages its filter lets through, joined
+ * into one buffer that every stream with the same filter shares, and how many messages it holds.
+ * Must not block: the stream queues it for its client.
+ */
+export type StreamSink = (messages: Buffer, count: number) => void
+
+const ANY = '*'
+/** Streams handed their part of a page in one turn of the event loop. */
+const SLICE = 50
+const groupKey = (eventNo: number | string, site: string) => `${eventNo}|${site}`
+
+/**
+ * The live streams of this process, fed from the hub a page at a time. Streams are grouped by
+ * their filter, and a transition finds the groups that want it in four lookups (every event or
+ * its own, every site or its own), so a page costs the same however many streams are open; each
+ * group's messages are made and encoded once, and the same buffer is written to each of its
+ * streams. With a thousand streams the per-stream work is one queued buffer a page, not one
+ * message each: what they cost the writes is the bytes their clients read.
+ */
+export class StreamFanOut {
+  readonly #hub: TransitionHub
+  /** How a transition is written for the streams: the same for all of them (the route's serializer). */
+  #message: ((transition: FeedTransition) => string) | undefined
+  readonly #onSinkError: (error: unknown) => void
+  readonly #groups = new Map<string, Set<StreamSink>>()
+  #streams = 0
+  /** Settles once the hub knows where the feed stands; undefined while no stream is open. */
+  #listening: Promise<void> | undefined
+  #stopListening: (() => void) | undefined
+
+  constructor(hub: TransitionHub, onSinkError: (error: unknown) => void) {
+    this.#hub = hub
+    this.#onSinkError = onSinkError
+  }
+
+  /** Streams listening now. */
+  get listeners(): number {
+    return this.#streams
+  }
+
+  /** Whether the store's feed is being read (exactly while a stream listens). */
+  get polling(): boolean {
+    return this.#hub.polling
+  }
+
+  /**
+   * Adds a stream that takes the transitions `filter` lets through, each written by `message`.
+   * Resolves, with the function that removes it, once every transition written from then on reaches
+   * it; rejects (the stream removed) when the store cannot say where its feed stands.
+   */
+  async subscribe(filter: TransitionFilter, sink: StreamSink, message: (transition: FeedTransition) => string): Promise<() => void> {
+    this.#message = message
+    const key = groupKey(filter.eventNo ?? ANY, filter.site ?? ANY)
+    let group = this.#groups.get(key)
+    if (group === undefined) this.#groups.set(key, (group = new Set()))
+    group.add(sink)
+    this.#streams++
+    try {
+      await (this.#listening ??= this.#listen())
+    } catch (error) {
+      this.#remove(key, sink)
+      throw error
+    }
+    let subscribed = true
+    return () => {
+      if (!subscribed) return
+      subscribed = false
+      this.#remove(key, sink)
+    }
+  }
+
+  #listen(): Promise<void> {
+    const listening: Promise<void> = this.#hub.listen({ deliver: (transitions) => this.#deliver(transitions) }).then(
+      (stop) => {
+        // Every stream left while the hub got ready, or another listening began since: this one is not needed.
+        if (this.#listening !== listening || this.#streams === 0) return stop()
+        this.#stopListening = stop
+      },
+      (error: unknown) => {
+        if (this.#listening === listening) this.#listening = undefined
+        throw error
+      }
+    )
+    return listening
+  }
+
+  #remove(key: string, sink: StreamSink) {
+    const group = this.#groups.get(key)
+    if (group?.delete(sink) !== true) return
+    if (group.size === 0) this.#groups.delete(key)
+    this.#streams--
+    if (this.#streams > 0) return
+    this.#stopListening?.()
+    this.#stopListening = undefined
+    this.#listening = undefined
+  }
+
+  #deliver(transitions: readonly FeedTransition[]) {
+    const wanted = new Map<string, string[]>()
+    for (const transition of transitions) {
+      const site = siteOfKey(transition.key)
+      let message: string | undefined
+      for (const key of this.#keysOf(transition.event_no, site)) {
+        if (!this.#groups.has(key)) continue
+        message ??= this.#message!(transition)
+        const messages = wanted.get(key)
+        if (messages === undefined) wanted.set(key, [message])
+        else messages.push(message)
+      }
+    }
+    const deliveries: (() => void)[] = []
+    for (const [key, messages] of wanted) {
+      const buffer = Buffer.from(messages.join(''))
+      for (const sink of this.#groups.get(key) ?? []) deliveries.push(() => sink(buffer, messages.length))
+    }
+    this.#run(deliveries, 0)
+  }
+
+  /**
+   * Hands a page to its streams SLICE at a time, a turn of the event loop between slices: each is
+   * a socket write, and a thousand of them at once would keep the requests waiting behind them.
+   */
+  #run(deliveries: (() => void)[], from: number) {
+    const end = Math.min(from + SLICE, deliveries.length)
+    for (let index = from; index < end; index++) {
+      try {
+        deliveries[index]!()
+      } catch (error) {
+        // One stream's failure is its own: the others still get their messages.
+        this.#onSinkError(error)
+      }
+    }
+    if (end < deliveries.length) setImmediate(() => this.#run(deliveries, end))
+  }
+
+  /** The groups a transition may belong to: every event or its own, every site or its own (a key at no site has none). */
+  #keysOf(eventNo: number, site: string | null): string[] {
+    const keys = [groupKey(ANY, ANY), groupKey(eventNo, ANY)]
+    if (site !== null) keys.push(groupKey(ANY, site), groupKey(eventNo, site))
+    return keys
+  }
+}
