@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,7 +26,7 @@ t.test('a store locked by another process: 503 envelope and /ready 503, then rec
   t.equal((await app.inject({ url: '/ready' })).statusCode, 200)
 
   // Another process holds the write lock, as a stuck writer or a backup tool would.
-  const other = new Database(app.config.TRACER_DB)
+  const other = openKeptDatabase(app.config.TRACER_DB)
   other.exec('BEGIN IMMEDIATE')
 
   const ready = await app.inject({ url: '/ready' })
@@ -56,7 +57,7 @@ t.test('a connection SQLite opened read-only: 503 while the file may not be writ
   let now = 0
   const createDatabase = (path: string) => {
     opened++
-    return new Database(path, { readonly: !writable })
+    return openKeptDatabase(path, { readonly: !writable })
   }
   const app = await buildApp({ config, store: openSqliteStore(config.TRACER_DB, defaultSites, { createDatabase, now: () => now }) })
   t.teardown(() => app.close())
@@ -85,7 +86,7 @@ t.test('a connection SQLite opened read-only: 503 while the file may not be writ
 t.test('a full database (as PRAGMA max_page_count makes it, exactly as a full disk does): 503 until there is room again', async (t) => {
   const config = testConfig(t)
   let connection: Database.Database | undefined
-  const createDatabase = (path: string) => (connection = new Database(path))
+  const createDatabase = (path: string) => (connection = openKeptDatabase(path))
   const app = await buildApp({ config, store: openSqliteStore(config.TRACER_DB, defaultSites, { createDatabase }) })
   t.teardown(() => app.close())
   const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
@@ -168,7 +169,7 @@ t.test('a real full disk: a small tmpfs, where this test may mount one (root wit
 t.test('an in-memory store is never reopened: a new connection would find it empty', async (t) => {
   let connection: Database.Database | undefined
   let opened = 0
-  const store = openSqliteStore(':memory:', defaultSites, { createDatabase: (path) => (opened++, (connection = new Database(path))) })
+  const store = openSqliteStore(':memory:', defaultSites, { createDatabase: (path) => (opened++, (connection = openKeptDatabase(path))) })
   t.teardown(() => store.close())
   await store.users.create({ name: 'ana', password_hash: 'h', role: 'reader', created_at: 1 })
   // query_only refuses writes with SQLITE_READONLY, the error a reopen would otherwise answer.

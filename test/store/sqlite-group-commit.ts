@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { GroupCommit } from '../../src/store/sqlite/group-commit.js'
@@ -7,7 +7,7 @@ import { GroupCommit } from '../../src/store/sqlite/group-commit.js'
 function open(t: Test) {
   const statements: string[] = []
   const path = join(t.testdir(), 'group.sqlite')
-  const db = new Database(path, { verbose: (sql) => statements.push(String(sql)) })
+  const db = openKeptDatabase(path, { verbose: (sql) => statements.push(String(sql)) })
   t.teardown(() => db.close())
   db.pragma('journal_mode = WAL')
   db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL CHECK (text <> \'refused\'))')
@@ -67,7 +67,7 @@ t.test('an error that ends the whole transaction fails every write in it, and no
 t.test('when the file is locked by another writer, every write of the transaction rejects', async (t) => {
   const { path, db, insert, rows } = open(t)
   db.pragma('busy_timeout = 0')
-  const other = new Database(path)
+  const other = openKeptDatabase(path)
   t.teardown(() => other.close())
   other.exec('BEGIN IMMEDIATE')
   const writes = new GroupCommit(db, (id: number, text: string) => insert.run(id, text).changes)

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { join } from 'node:path'
 import t from 'tap'
 import { StoreUnavailableError } from '../../src/store/port.js'
@@ -25,7 +25,7 @@ t.test('the file is created with its folder, in WAL mode, at the current schema 
   const path = join(t.testdir(), 'nested', 'folder', 'tracer.sqlite')
   const store = openSqliteStore(path, defaultSites)
   await store.close()
-  const db = new Database(path, { readonly: true })
+  const db = openKeptDatabase(path, { readonly: true })
   t.teardown(() => db.close())
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   t.ok((db.pragma('user_version', { simple: true }) as number) >= 1)
@@ -83,7 +83,7 @@ t.test('rows an older version of the service wrote without output texts are read
   }])
   await store.traces.setStatus(1, 'stages/tsar_classification', 'complete', 5, 'tsar')
   const before = { callbacks: await store.views.callbackPage(window, undefined, 10), events: await store.events.page({ window, order: 'asc', limit: 10 }) }
-  const db = new Database(path)
+  const db = openKeptDatabase(path)
   db.exec('UPDATE events SET output = NULL, callback_head = NULL; UPDATE traces SET output = NULL')
   db.close()
   t.strictSame(await store.views.callbackPage(window, undefined, 10), before.callbacks)
@@ -92,7 +92,7 @@ t.test('rows an older version of the service wrote without output texts are read
 
 t.test('a store written by a newer version is refused, not damaged', async (t) => {
   const path = join(t.testdir(), 'tracer.sqlite')
-  const db = new Database(path)
+  const db = openKeptDatabase(path)
   db.pragma('user_version = 999')
   db.close()
   t.throws(() => openSqliteStore(path, defaultSites), /schema is version 999, newer than this service knows/)

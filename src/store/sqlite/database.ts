@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { StoreMissingError, StoreUnavailableError } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { markDemoAwaited } from './first-start.js'
+import { keptAlive } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
 
 /**
@@ -23,7 +24,8 @@ export function openDatabase(
     throw new StoreMissingError(`There is no SQLite store at ${path}: check TRACER_DB`)
   }
   if (!inMemory) mkdirSync(dirname(path), { recursive: true })
-  const db = createDatabase(path)
+  // Whatever made it, the connection and its statements are never collected (see native-lifetimes.ts).
+  const db = keptAlive(createDatabase(path))
   try {
     // busy_timeout: how long a statement waits for another process's lock before the store counts as unavailable.
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`)
