@@ -35,7 +35,7 @@ export function keptAlive(db: Database.Database): Database.Database {
   if (kept.includes(db)) return db
   keep(db)
   const prepare = db.prepare.bind(db)
-  db.prepare = ((source: string) => keep(prepare(source))) as typeof db.prepare
+  db.prepare = ((source: string) => keep(prepare(source)))
   db.pragma = ((source: string, options: { simple?: boolean } = {}) => {
     const statement = keep(prepare(`PRAGMA ${source}`))
     if (!statement.reader) {
@@ -43,7 +43,7 @@ export function keptAlive(db: Database.Database): Database.Database {
       return options.simple === true ? undefined : []
     }
     return options.simple === true ? statement.pluck().get() : statement.all()
-  }) as typeof db.pragma
+  })
   return db
 }
 
