@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import sjson from 'secure-json-parse'
 import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventInputSchema, eventPageSchema, EventQuerySchema, eventSchema, UpsertResultSchema } from '../schemas/events.js'
 import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
 import { eventOutput, toEventRecord } from '../src/domain/events.js'
+import { parseStrictJson, utf8Text } from '../src/domain/strict-json.js'
 import type { EventPageQuery } from '../src/domain/records.js'
 import { DAY_MS, optionalWindow } from '../src/domain/time-window.js'
 import { badRequest, notFound } from '../src/app-error.js'
@@ -18,17 +18,22 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
   const sites = config.TRACER_SITES
   fastify.addHook('onRequest', fastify.authenticate)
 
-  // NDJSON: one record a line, parsed as safely as JSON bodies (no __proto__ or constructor keys).
-  fastify.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (_request, body, done) => {
+  // NDJSON: one record a line, each read as strictly as JSON bodies are (see strict-json.ts).
+  fastify.addContentTypeParser('application/x-ndjson', { parseAs: 'buffer' }, (_request, body, done) => {
     const records: unknown[] = []
-    const lines = (body as string).split('\n')
-    for (const [index, line] of lines.entries()) {
-      if (line.trim() === '') continue
-      try {
-        records.push(sjson.parse(line, undefined, { protoAction: 'error', constructorAction: 'error' }))
-      } catch {
-        return done(badRequest(`body line ${index + 1} is not valid JSON`), undefined)
+    try {
+      const lines = fromRequest(['body'], () => utf8Text(body as Buffer)).split('\n')
+      for (const [index, line] of lines.entries()) {
+        if (line.trim() === '') continue
+        try {
+          records.push(fromRequest(['body', records.length], () => parseStrictJson(line)))
+        } catch (error) {
+          if (error instanceof SyntaxError) return done(badRequest(`body line ${index + 1} is not valid JSON`), undefined)
+          throw error
+        }
       }
+    } catch (error) {
+      return done(error as Error, undefined)
     }
     done(null, records)
   })

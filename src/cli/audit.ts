@@ -4,7 +4,7 @@ import { once } from 'node:events'
 import { WindowAudit } from '../domain/audit/window-audit.js'
 import { parseDuration } from '../domain/duration.js'
 import { InputError } from '../domain/input-error.js'
-import { DAY_MS, parseUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '../domain/time-window.js'
+import { DAY_MS, readUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { loadConfig, type Config } from '../config.js'
 import { auditReportJson, reportWindow } from '../reports/audit-report.js'
 import { windowParts } from '../reports/window-parts.js'
@@ -34,10 +34,10 @@ function duration(text: string): number {
 }
 
 function time(text: string): string {
-  if (parseUtcTime(text) === undefined) {
-    throw new InvalidArgumentError('Expected a date YYYY-MM-DD or an ISO 8601 date-time, such as 2026-03-01T12:00Z.')
-  }
-  return text
+  const reading = readUtcTime(text)
+  if ('time' in reading) return text
+  if (reading.outside) throw new InvalidArgumentError(`The time ${reading.refused}.`)
+  throw new InvalidArgumentError('Expected a date YYYY-MM-DD or an ISO 8601 date-time, such as 2026-03-01T12:00Z.')
 }
 
 /**

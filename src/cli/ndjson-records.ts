@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import sjson from 'secure-json-parse'
+import { parseStrictJson } from '../domain/strict-json.js'
 import { EventNoSchema } from '../../schemas/common.js'
 import { DatatrailMemberSchema } from '../../schemas/datatrail.js'
 import { eventInputSchema, type EventInput } from '../../schemas/events.js'
@@ -76,12 +76,13 @@ export function recordParser(sites: Sites, now: number): (line: string) => Impor
   }
 }
 
-/** JSON as safely as the routes parse bodies: a __proto__ or constructor key is refused. */
+/** JSON read as strictly as the routes read bodies (see strict-json.ts). */
 function parseObject(line: string): Record<string, unknown> {
   let value: unknown
   try {
-    value = sjson.parse(line, undefined, { protoAction: 'error', constructorAction: 'error' })
+    value = parseStrictJson(line)
   } catch (error) {
+    if (error instanceof InputError) throw new RecordError(`${error.field.length === 0 ? 'the record' : fieldText(error.field)} ${error.reason}`)
     throw new RecordError(`not valid JSON (${error instanceof Error ? error.message : String(error)})`)
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new RecordError('not a JSON object')

@@ -2,7 +2,7 @@ import type { Actions, EventInput } from '../../schemas/events.js'
 import type { Sites } from '../vocabulary.js'
 import { InputError } from './input-error.js'
 import type { EventRecord } from './records.js'
-import { NOT_A_TIME, parseUtcTime, toIsoUtc } from './time-window.js'
+import { readUtcTime, toIsoUtc } from './time-window.js'
 
 export const UNCLASSIFIED = 'unclassified'
 export const NO_ACTIONS: Actions = { want: {}, got: {} }
@@ -14,8 +14,9 @@ export function wantsBaseband(actions: Actions, sites: Sites): boolean {
 
 /** An event record from a client, ready to store. */
 export function toEventRecord(input: EventInput, sites: Sites, now: number): EventRecord {
-  const timestamp = parseUtcTime(input.timestamp_utc)
-  if (timestamp === undefined) throw new InputError(['timestamp_utc'], NOT_A_TIME)
+  const reading = readUtcTime(input.timestamp_utc)
+  if ('refused' in reading) throw new InputError(['timestamp_utc'], reading.refused)
+  const timestamp = reading.time
   const actions = input.actions ?? NO_ACTIONS
   return {
     event_no: input.event_no,

@@ -14,30 +14,59 @@ const FORMAT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/
 
 /**
- * Milliseconds since the epoch for one of the accepted forms (schemas/common.ts says which), or undefined
- * when the text is not one of them or names an impossible date or time (`2024-02-30`, `25:00`).
+ * The first and the last instant an RFC 3339 time can name in UTC, years 0000 to 9999: what the
+ * service writes back (toIsoUtc) must be a time it accepts again.
  */
-export function parseUtcTime(text: string): number | undefined {
+export const EARLIEST_TIME = -62_167_219_200_000
+export const LATEST_TIME = 253_402_300_799_999
+
+/**
+ * A time read from text: the instant, or why the text names none the service can use (`outside`:
+ * a well-formed time of an instant beyond the years 0000 to 9999).
+ */
+export type TimeReading = { time: number } | { refused: string; outside: boolean }
+
+/** The reason a time is refused, the same for every field that holds one. */
+export const NOT_A_TIME = 'must be a date YYYY-MM-DD or an ISO 8601 date-time'
+
+/**
+ * Milliseconds since the epoch for one of the accepted forms (schemas/common.ts says which), or
+ * why not: not one of them, an impossible date or time (`2024-02-30`, `25:00`), or an instant
+ * outside years 0000 to 9999 once the offset is applied (`9999-12-31T23:59-01:00`), which could
+ * not be written back as an RFC 3339 time.
+ */
+export function readUtcTime(text: string): TimeReading {
   const match = FORMAT.exec(text)
-  if (match === null) return undefined
+  const refused = { refused: `${NOT_A_TIME} (got ${JSON.stringify(text)})`, outside: false }
+  if (match === null) return refused
   const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = '', zone = 'Z'] = match
   const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number]
   const [y, mo, d, h, mi, s] = fields
   const millis = Number(fraction.padEnd(3, '0').slice(0, 3))
-  const local = Date.UTC(y, mo - 1, d, h, mi, s, millis)
-  // Date.UTC rolls over (Feb 30 becomes Mar 1); a real date reads back the same fields.
-  const check = new Date(local)
-  if (
-    check.getUTCFullYear() !== y ||
-    check.getUTCMonth() !== mo - 1 ||
-    check.getUTCDate() !== d ||
-    h > 23 ||
-    mi > 59 ||
-    s > 59
-  ) {
-    return undefined
+  // setUTCFullYear, not Date.UTC, which reads the years 0 to 99 as 1900 to 1999.
+  const date = new Date(0)
+  date.setUTCFullYear(y, mo - 1, d)
+  date.setUTCHours(h, mi, s, millis)
+  // A real date reads back the same fields (Feb 30 rolls over to Mar 1).
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) {
+    return refused
   }
-  return local - zoneOffsetMs(zone)
+  const time = date.getTime() - zoneOffsetMs(zone)
+  if (time < EARLIEST_TIME || time > LATEST_TIME) {
+    return {
+      refused:
+        `names an instant outside the years 0000 to 9999 in UTC (${new Date(time).toISOString()}), ` +
+        `which could not be written back as an RFC 3339 time (got ${JSON.stringify(text)})`,
+      outside: true
+    }
+  }
+  return { time }
+}
+
+/** The instant of `text`, or undefined when readUtcTime refuses it. */
+export function parseUtcTime(text: string): number | undefined {
+  const reading = readUtcTime(text)
+  return 'time' in reading ? reading.time : undefined
 }
 
 function zoneOffsetMs(zone: string): number {
@@ -47,13 +76,10 @@ function zoneOffsetMs(zone: string): number {
   return sign * (hours * 60 + minutes) * 60_000
 }
 
-/** The reason a time is refused, the same for every field that holds one. */
-export const NOT_A_TIME = 'must be a date YYYY-MM-DD or an ISO 8601 date-time'
-
 function parseParameter(name: string, text: string): number {
-  const time = parseUtcTime(text)
-  if (time === undefined) throw new InputError([name], `${NOT_A_TIME} (got ${JSON.stringify(text)})`)
-  return time
+  const reading = readUtcTime(text)
+  if ('refused' in reading) throw new InputError([name], reading.refused)
+  return reading.time
 }
 
 /** Checks the window's order and length; names `end_time_utc`, the bound that makes it wrong. */

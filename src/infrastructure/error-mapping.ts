@@ -55,7 +55,7 @@ export function toAppError(error: unknown): AppError {
   const status = statusByCode[fastifyError.code] ?? fastifyError.statusCode
   if (status === undefined || status < 400 || status >= 500) return INTERNAL_ERROR
   // A 4xx from Fastify or a plugin keeps its status; one the contract does not name (a static
-  // file's 416 or 412) is a BadRequest. secure-json-parse's SyntaxError (400, no code) is bad JSON.
+  // file's 416 or 412) is a BadRequest. A parser's SyntaxError (400, no code) is bad JSON.
   const reason =
     reasonByCode[fastifyError.code] ?? (error instanceof SyntaxError ? reasonByCode.FST_ERR_CTP_INVALID_JSON_BODY : error.message)
   return new AppError(status, exceptionByStatus[status] ?? 'BadRequest', [reason ?? 'Bad request.'])

@@ -236,7 +236,9 @@ t.test('__proto__ and constructor keys are refused in JSON and in every NDJSON l
     t.equal(json.json().exception, 'BadRequest')
     const ndjson = await ctx.app.inject({ method: 'POST', url: '/v1/events', headers: { authorization: ctx.writer, 'content-type': 'application/x-ndjson' }, payload: `${line}\n${bad}\n` })
     t.equal(ndjson.statusCode, 400, `NDJSON, poisoned line ${i}`)
-    t.strictSame(ndjson.json(), { reasons: ['body line 2 is not valid JSON'], exception: 'BadRequest' })
+    t.strictSame(ndjson.json(), json.json(), `NDJSON, poisoned line ${i}: refused for the same reason as in a JSON array`)
+    const reason = json.json<{ reasons: string[] }>().reasons.join(' / ')
+    t.match(reason, bad.includes('__proto__') ? /^body\[1\][.a-z0-9[\]]* has a member named "__proto__"/ : /^body\[1\]\.constructor is not allowed$/, reason)
   }
   t.equal((await ctx.app.inject({ url: '/v1/events/4242424242', headers: { authorization: ctx.reader } })).statusCode, 404, 'nothing of the refused batches was stored')
   t.equal(({} as Record<string, unknown>).polluted, undefined)

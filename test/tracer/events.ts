@@ -51,6 +51,27 @@ t.test("event times in Python's datetime form are read; offsets beyond 23:59 are
   }
 })
 
+t.test('an event time is stored only when it reads back as the same instant: years 0000 to 9999 in UTC', async (t) => {
+  const { app, writer, reader } = await tracerApp(t)
+  const accepted = await post(app, '/v1/events', writer, [event(1, '0042-03-04T05:06:07Z'), event(2, '9999-12-31T23:59:59.999+23:59')])
+  t.equal(accepted.statusCode, 200, accepted.body)
+  t.equal((await get(app, '/v1/events/1', reader)).json().timestamp_utc, '0042-03-04T05:06:07.000Z')
+  t.equal((await get(app, '/v1/events/2', reader)).json().timestamp_utc, '9999-12-31T00:00:59.999Z')
+  const refused = await post(app, '/v1/events', writer, [event(3, '9999-12-31T23:59:59.999-23:59')])
+  t.equal(refused.statusCode, 400)
+  t.strictSame(refused.json(), {
+    exception: 'BadRequest',
+    reasons: [
+      'body[0].timestamp_utc names an instant outside the years 0000 to 9999 in UTC (+010000-01-01T23:58:59.999Z), ' +
+        'which could not be written back as an RFC 3339 time (got "9999-12-31T23:59:59.999-23:59")'
+    ]
+  })
+  t.equal((await get(app, '/v1/events/3', reader)).statusCode, 404, 'nothing stored')
+  const window = await get(app, '/v1/event-tracer/baseband-callbacks?start_time_utc=9999-12-01&end_time_utc=9999-12-31T23:59-00:01', reader)
+  t.equal(window.statusCode, 400)
+  t.match(window.json(), { reasons: [/^query\.end_time_utc names an instant outside the years 0000 to 9999/] })
+})
+
 t.test('POST /v1/events accepts NDJSON', async (t) => {
   const { app, writer, reader } = await tracerApp(t)
   const body = [event(1, at(1)), event(2, at(2))].map((record) => JSON.stringify(record)).join('\n') + '\n\n'

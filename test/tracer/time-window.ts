@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap'
-import { optionalWindow, parseUtcTime, requiredWindow } from '../../src/domain/time-window.js'
+import { optionalWindow, parseUtcTime, readUtcTime, requiredWindow, toIsoUtc } from '../../src/domain/time-window.js'
 import { AppError } from '../../src/app-error.js'
 import { toAppError } from '../../src/infrastructure/error-mapping.js'
 import { fromRequest } from '../../src/infrastructure/request-input.js'
@@ -69,6 +69,35 @@ t.test('refused forms and impossible dates', async (t) => {
     ''
   ]) {
     t.equal(parseUtcTime(text), undefined, JSON.stringify(text))
+  }
+})
+
+t.test('every year from 0000 to 9999 reads back as the time it names; what lands outside them is refused, saying so', async (t) => {
+  const cases: [string, string][] = [
+    ['0000-01-01', '0000-01-01T00:00:00.000Z'],
+    ['0001-02-03T04:05:06.007Z', '0001-02-03T04:05:06.007Z'],
+    ['0050-06-15', '0050-06-15T00:00:00.000Z'],
+    ['0099-12-31T23:59:59.999Z', '0099-12-31T23:59:59.999Z'],
+    ['0004-02-29', '0004-02-29T00:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+    ['9999-12-31T23:59:59.999+23:59', '9999-12-31T00:00:59.999Z'],
+    ['0000-01-01T23:59-23:59', '0000-01-02T23:58:00.000Z']
+  ]
+  for (const [text, iso] of cases) {
+    const reading = readUtcTime(text)
+    t.ok('time' in reading && toIsoUtc(reading.time) === iso, `${text} reads back as ${iso}`)
+  }
+  t.equal(parseUtcTime('0003-02-29'), undefined, 'year 3 was no leap year')
+  for (const [text, instant] of <[string, string][]>[
+    ['9999-12-31T23:59:59.999-23:59', '+010000-01-01T23:58:59.999Z'],
+    ['9999-12-31T23:00-01:00', '+010000-01-01T00:00:00.000Z'],
+    ['0000-01-01T00:00:00+00:01', '-000001-12-31T23:59:00.000Z']
+  ]) {
+    const reading = readUtcTime(text)
+    t.strictSame(reading, {
+      refused: `names an instant outside the years 0000 to 9999 in UTC (${instant}), which could not be written back as an RFC 3339 time (got ${JSON.stringify(text)})`,
+      outside: true
+    })
   }
 })
 
