@@ -7,6 +7,11 @@ export type PageTurn = () => Promise<() => void>
  * A window read in keyset pages, each continuing after the last event of the one before: only one
  * page is held at a time, and a page costs the same at any depth. With `turn`, each page is read
  * in a turn of the service's fair queue of expensive reads.
+ *
+ * Each event is yielded once. An event re-posted with a later time while the read goes on moves
+ * past where it was read and would be met again: the numbers of the events yielded are remembered
+ * (a few tens of bytes each, for the length of the read) and a second meeting is dropped. The
+ * element already sent is the event as it stood when it was read.
  */
 export async function* keysetPages<T>(
   readPage: (after: EventPosition | undefined, limit: number) => Promise<T[]>,
@@ -15,9 +20,16 @@ export async function* keysetPages<T>(
   turn?: PageTurn
 ): AsyncGenerator<T[]> {
   let after: EventPosition | undefined
+  const yielded = new Set<number>()
   for (;;) {
     const page = await inTurn(turn, () => readPage(after, pageSize))
-    if (page.length > 0) yield page
+    const firstMeetings = page.filter((row) => {
+      const { event_no } = positionOf(row)
+      if (yielded.has(event_no)) return false
+      yielded.add(event_no)
+      return true
+    })
+    if (firstMeetings.length > 0) yield firstMeetings
     if (page.length < pageSize) return
     after = positionOf(page[page.length - 1]!)
   }

@@ -98,6 +98,27 @@ export function tracerConformance(t: Test, open: OpenStore) {
     t.equal(none, 0, 'an empty window yields no page')
   })
 
+  t.test('a window read in pages yields each event once, even one re-posted later while the read goes on', async (t) => {
+    const store = await open(t)
+    await store.events.upsert([1, 3, 5, 7, 9].map((n) => stored(n, n)))
+    const scan = window(0, 60)
+    const seen: number[][] = []
+    let moved = false
+    // Between the first page and the second, event 1 (already read) moves to the end of the window.
+    const readPage = async (after: Parameters<typeof store.views.callbackPage>[1], limit: number) => {
+      if (after !== undefined && !moved) {
+        moved = true
+        await store.events.upsert([stored(1, 30)])
+      }
+      return store.views.callbackPage(scan, after, limit)
+    }
+    for await (const page of keysetPages(readPage, (row) => row.position, 2)) seen.push(page.map((row) => row.position.event_no))
+    t.ok(moved, 'the event moved mid-read')
+    t.strictSame(seen, [[1, 3], [5, 7], [9]], 'event 1 once, as it stood when read; the pages after it go on')
+    for await (const page of callbackPages(store, scan, 2)) seen.push(page.map((row) => row.position.event_no))
+    t.strictSame(seen.slice(3).flat(), [3, 5, 7, 9, 1], 'a new read finds it where it now is')
+  })
+
   t.test('output texts: every write keeps what the window reads send in step with the stored records', async (t) => {
     const sites = siteModel(['a', 'b'])
     const store = await open(t, sites)
