@@ -74,6 +74,13 @@ export const ConfigSchema = Type.Object({
   ),
   JWT_ISSUER: Type.String({ minLength: 1, default: 'frb-tracer', description: 'The `iss` claim.' }),
   ACCESS_TOKEN_TTL: Type.Integer({ minimum: 1, maximum: 31_536_000, default: 1800 }),
+  TOKEN_IAT_TOLERANCE_S: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 5,
+    description:
+      'Seconds an access token’s `iat` may lie in the future (the issuing instance’s clock ahead of this one) before the token is refused.'
+  }),
   REFRESH_TOKEN_TTL: Type.Integer({ minimum: 1, maximum: 315_360_000, default: 2_592_000 }),
   TRACER_SITES: siteList,
   MAX_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 36_600, default: 366 }),

@@ -5,6 +5,8 @@ import { AccessClaimsSchema, type AccessClaims } from '../../schemas/auth.js'
 /** Exactly what probes and the Python client match on. */
 export const EXPIRED_REASON = 'Signature has expired.'
 
+export const ISSUED_IN_THE_FUTURE_REASON = 'The token was issued in the future (iat).'
+
 export type VerifyResult = { ok: true; claims: AccessClaims } | { ok: false; reason: string }
 
 export interface AccessTokenSettings {
@@ -13,6 +15,8 @@ export interface AccessTokenSettings {
   /** The `iss` issued and required. */
   issuer: string
   ttlSeconds: number
+  /** How far in the future an `iat` may lie (another instance's clock running ahead) before the token is refused. */
+  issuedAtToleranceSeconds: number
 }
 
 const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
@@ -59,7 +63,7 @@ export class AccessTokens {
     return this.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
   }
 
-  verify(token: string, { allowExpired = false } = {}): VerifyResult {
+  verify(token: string, { allowExpired = false, nowMs = Date.now() } = {}): VerifyResult {
     let payload: unknown
     try {
       payload = allowExpired ? this.verifyAllowingExpired(token) : this.verifyActive(token)
@@ -72,6 +76,10 @@ export class AccessTokens {
     // Checked on tokens that passed only, so every other refusal keeps its own reason.
     if (!CANONICAL_SIGNATURE.test(token)) return { ok: false, reason: 'The token signature is invalid.' }
     const { user_id, exp, iat, iss } = payload
+    // fast-jwt checks iat only against a maxAge, so a token "issued" in the future would pass.
+    // Checked here, after the cache, so the refusal is never kept: such a token passes once the
+    // clocks agree with it.
+    if (iat > nowMs / 1000 + this.settings.issuedAtToleranceSeconds) return { ok: false, reason: ISSUED_IN_THE_FUTURE_REASON }
     return { ok: true, claims: { user_id, exp, iat, iss } }
   }
 }

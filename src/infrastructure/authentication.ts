@@ -37,7 +37,12 @@ async function authentication(fastify: FastifyInstance) {
   const { config, store } = fastify
   const secret = config.JWT_SECRET
   if (secret === undefined) throw new Error('JWT_SECRET must be resolved before the app is built')
-  const tokens = new AccessTokens({ secret, issuer: config.JWT_ISSUER, ttlSeconds: config.ACCESS_TOKEN_TTL })
+  const tokens = new AccessTokens({
+    secret,
+    issuer: config.JWT_ISSUER,
+    ttlSeconds: config.ACCESS_TOKEN_TTL,
+    issuedAtToleranceSeconds: config.TOKEN_IAT_TOLERANCE_S
+  })
   fastify.decorate('tokens', tokens)
   fastify.decorateRequest('user', null as unknown as AccessClaims)
 

@@ -175,6 +175,30 @@ t.test('claims: exp as a string, a float, enormous, negative; iat missing; iss w
   await refused(t, routes, 'header not JSON', jws('{"alg":"HS256"', claims('ana')))
 })
 
+t.test('a token issued in the future beyond TOKEN_IAT_TOLERANCE_S (5 s) is refused; within it, or once its time comes, it passes', async (t) => {
+  const routes = await setUp(t)
+  const iat = now()
+  await refused(t, routes, 'iat an hour ahead', jws(HS256, claims('ana', { iat: iat + 3600, exp: iat + 7200 })))
+  await refused(t, routes, 'iat 10 s ahead', jws(HS256, claims('ana', { iat: iat + 10 })))
+  t.strictSame((await call(routes, 'verify', jws(HS256, claims('ana', { iat: iat + 3600, exp: iat + 7200 })))).json(), {
+    valid: false,
+    reasons: ['The token was issued in the future (iat).'],
+    exception: 'InvalidToken'
+  })
+  const slightlyAhead = jws(HS256, claims('ana', { iat: iat + 3 }))
+  for (const route of ALL) t.equal((await call(routes, route, slightlyAhead)).statusCode, 200, `iat 3 s ahead (another instance's clock) on ${route}`)
+  const strict = await build(t, { TOKEN_IAT_TOLERANCE_S: '0' })
+  const { access_token } = await userWithTokens(strict, 'ana', 'reader')
+  const [, payload] = access_token.split('.') as [string, string]
+  const issued = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { iat: number }
+  const ahead = jws(HS256, claims('ana', { iat: issued.iat + 2 }))
+  t.equal((await strict.inject({ url: '/auth/verify', headers: { authorization: ahead } })).statusCode, 401, 'with no tolerance, 2 s ahead is refused')
+  // The refusal is not kept: the same token passes once the clock reaches its iat.
+  const tokens = strict.tokens
+  t.match(tokens.verify(ahead), { ok: false, reason: 'The token was issued in the future (iat).' })
+  t.match(tokens.verify(ahead, { nowMs: (issued.iat + 2) * 1000 }), { ok: true, claims: { user_id: 'ana' } })
+})
+
 t.test('a token with a valid signature from another issuer (a service sharing the secret) is refused', async (t) => {
   const routes = await setUp(t)
   const staging = await build(t, { JWT_ISSUER: 'frb-tracer-staging' })

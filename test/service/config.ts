@@ -14,6 +14,7 @@ t.test('defaults follow CONTRACT section 8', async (t) => {
     TRACER_DB: './data/tracer.sqlite',
     MONGODB_DB: 'frb_master',
     ACCESS_TOKEN_TTL: 1800,
+    TOKEN_IAT_TOLERANCE_S: 5,
     REFRESH_TOKEN_TTL: 2_592_000,
     MAX_WINDOW_DAYS: 366,
     LOG_LEVEL: 'info',
