@@ -38,7 +38,8 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
           'The new refresh token replaces the previous one of the user; access tokens already issued stay ' +
           `valid until they expire. Rate limited: ${config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT} attempts a minute ` +
           `per address and ${config.AUTH_RATE_LIMIT} per (address, username), successful or not, and ` +
-          `${config.AUTH_USER_FAILURE_LIMIT} failed attempts per username every ${config.AUTH_USER_FAILURE_WINDOW} seconds.`,
+          `${config.AUTH_USER_FAILURE_LIMIT} failed attempts per username every ${config.AUTH_USER_FAILURE_WINDOW} seconds, beyond which ` +
+          'only addresses that have failed for that username wait.',
         security: noSecurity(),
         body: ref(CredentialsSchema),
         response: {

@@ -9,9 +9,9 @@ type Limiter = ReturnType<FastifyInstance['createRateLimit']>
 export interface AuthLimits {
   /** onRequest of POST /auth: every attempt, per client address, before the body is read. */
   login: Hook
-  /** preValidation of POST /auth: every attempt per (address, username); then the username's failures so far. */
+  /** preValidation of POST /auth: every attempt per (address, username); then the username's failures so far, for an address that has failed. */
   loginAs: Hook
-  /** Counts a wrong password (or an unknown username) against the username, from any address. */
+  /** Counts a wrong password (or an unknown username) against the username, and against this address for it. */
   failed(request: FastifyRequest): Promise<void>
   /** onRequest of POST /auth/refresh: per client address, before the token is checked. */
   refresh: Hook
@@ -22,9 +22,12 @@ const MINUTE = 60_000
 /**
  * The limits that keep anyone from guessing passwords quickly without letting a third party lock an
  * owner out. Every attempt counts per address and per (address, username), so one address guesses
- * slowly; per username only failures count, with a much higher limit, so guesses spread over many
- * addresses stay slow while the owner's right password, from an address of their own, still works,
- * and pipeline workers logging in as one user never trip anything by succeeding.
+ * slowly. Per username only failures count, with a much higher limit: once it is reached, every
+ * address that has failed for that username waits out the window, so guesses spread over many
+ * addresses stay slow (one each per window). An address that has not failed for it is never refused
+ * by that limit: the owner's right password, from an address of their own, always works, however
+ * many strangers keep guessing, and pipeline workers logging in as one user never trip anything by
+ * succeeding.
  *
  * @fastify/rate-limit can read a counter without counting, which is all that counting only failures
  * needs: the username's failures are read before the password is checked and counted after it
@@ -47,6 +50,12 @@ export async function authLimits(fastify: FastifyInstance, config: Config): Prom
     timeWindow: config.AUTH_USER_FAILURE_WINDOW * 1000,
     keyGenerator: (request) => usernameOf(request) ?? ''
   })
+  /** Read as "has this address failed for this username within the window": its one allowed failure is spent. */
+  const failuresPerAddressAndUsername = fastify.createRateLimit({
+    max: 1,
+    timeWindow: config.AUTH_USER_FAILURE_WINDOW * 1000,
+    keyGenerator: (request) => `${normalizeIP(request.ip)}\n${usernameOf(request) ?? ''}`
+  })
   const refreshPerAddress = fastify.createRateLimit({ max: config.REFRESH_RATE_LIMIT, timeWindow: MINUTE })
 
   return {
@@ -55,11 +64,17 @@ export async function authLimits(fastify: FastifyInstance, config: Config): Prom
       if (usernameOf(request) === undefined) return
       counted(reply, await perAddressAndUsername(request), 'login attempts')
       const failures = await failuresPerUsername(request, { increment: false })
-      if (!failures.isAllowed && failures.remaining === 0) {
-        throw tooMany(reply, 'failed logins for this username', failures.ttlInSeconds)
+      if (failures.isAllowed || failures.remaining > 0) return
+      const failedHere = await failuresPerAddressAndUsername(request, { increment: false })
+      if (!failedHere.isAllowed && failedHere.remaining === 0) {
+        // Free again when either the username's failures fall below the limit or this address's failure ages out.
+        throw tooMany(reply, 'failed logins for this username', Math.min(failures.ttlInSeconds, failedHere.ttlInSeconds))
       }
     },
-    failed: async (request) => void (await failuresPerUsername(request)),
+    failed: async (request) => {
+      await failuresPerUsername(request)
+      await failuresPerAddressAndUsername(request)
+    },
     refresh: async (request, reply) => counted(reply, await refreshPerAddress(request), 'refresh requests')
   }
 }

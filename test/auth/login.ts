@@ -124,14 +124,35 @@ t.test('failed attempts per username are limited across addresses, with Retry-Af
   const below = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.51' })
   t.equal(below.statusCode, 200, 'below the limit the right password works; successes do not count')
   t.equal((await postAuth(app, { username: 'ana', password: 'guess' }, { remoteAddress: '10.0.1.2' })).statusCode, 401)
-  const limited = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.99' })
-  t.equal(limited.statusCode, 429, 'at the limit even the right password waits')
+  const limited = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.2' })
+  t.equal(limited.statusCode, 429, 'at the limit an address that failed waits, even with the right password')
   t.equal(limited.json().exception, 'TooManyRequests')
   const retryAfter = Number(limited.headers['retry-after'])
   t.ok(retryAfter > 0 && retryAfter <= 600, `Retry-After ${retryAfter} is within the window`)
   const unknown = await postAuth(app, { username: 'nobody', password: 'x' }, { remoteAddress: '10.0.1.98' })
   t.equal(unknown.statusCode, 401, 'other usernames are not affected')
   t.equal((await postAuth(app, { username: 'bob', password: 'pw' }, { remoteAddress: '10.0.1.98' })).statusCode, 200)
+  const fresh = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.99' })
+  t.equal(fresh.statusCode, 200, 'at the limit an address that has not failed still logs in with the right password')
+  t.equal((await postAuth(app, { username: 'ana', password: 'guess' }, { remoteAddress: '10.0.1.97' })).statusCode, 401, 'and a wrong one from a fresh address is a plain 401')
+  t.equal((await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.1.97' })).statusCode, 429, 'after which that address waits too')
+})
+
+t.test('strangers guessing from ten addresses at their full rate cannot keep the owner out', async (t) => {
+  const app = await build(t)
+  await addUser(app, 'owner', 'the right one')
+  // Ten addresses at ten wrong passwords a minute: the username's 100 failures an hour, reached.
+  for (let i = 0; i < 100; i++) {
+    t.equal((await postAuth(app, { username: 'owner', password: `guess ${i}` }, { remoteAddress: `10.0.8.${i % 10}` })).statusCode, 401)
+  }
+  const guesser = await postAuth(app, { username: 'owner', password: 'the right one' }, { remoteAddress: '10.0.8.10' })
+  const home = await postAuth(app, { username: 'owner', password: 'the right one' }, { remoteAddress: '10.0.9.1' })
+  t.equal(home.statusCode, 200, 'the owner, from an address that never failed, logs in')
+  t.equal(guesser.statusCode, 200, 'as does any address that has not failed: the username limit holds back only the guessers')
+  for (let i = 0; i < 10; i++) {
+    const again = await postAuth(app, { username: 'owner', password: 'the right one' }, { remoteAddress: `10.0.8.${i}` })
+    t.equal(again.statusCode, 429, `guessing address 10.0.8.${i} waits out the window, right password or not`)
+  }
 })
 
 t.test('unknown usernames count their failures like known ones', async (t) => {
@@ -140,7 +161,8 @@ t.test('unknown usernames count their failures like known ones', async (t) => {
   for (let i = 0; i < 3; i++) {
     answers.push((await postAuth(app, { username: 'ghost', password: 'x' }, { remoteAddress: `10.0.4.${i}` })).statusCode)
   }
-  t.strictSame(answers, [401, 401, 429], 'the answers do not tell whether the user exists')
+  answers.push((await postAuth(app, { username: 'ghost', password: 'x' }, { remoteAddress: '10.0.4.0' })).statusCode)
+  t.strictSame(answers, [401, 401, 401, 429], 'the answers do not tell whether the user exists')
 })
 
 t.test('every attempt counts per (address, username) as well as per address', async (t) => {
