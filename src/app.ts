@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrors } from './infrastructure/client-err
 import docs from './infrastructure/docs.js'
 import draining from './infrastructure/draining.js'
 import errorHandler from './infrastructure/error-handler.js'
+import storeOutageLog from './infrastructure/store-outage-log.js'
 import jsonBodies from './infrastructure/json-bodies.js'
 import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
@@ -106,6 +107,7 @@ async function app(fastify: FastifyInstance, { config, store, now = Date.now, da
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errorHandler)
+  await fastify.register(storeOutageLog)
   await fastify.register(jsonBodies)
   await fastify.register(draining)
   await fastify.register(httpConformance)

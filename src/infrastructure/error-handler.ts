@@ -9,7 +9,7 @@ const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 
 /**
  * One error plugin: every error, unknown route and wrong method ends as the envelope. 5xx details
- * go to the log with the request id, never to the client.
+ * but 503's go to the log with the request id, never to the client.
  */
 async function errorHandler(fastify: FastifyInstance) {
   // A second routing table, consulted only for unmatched requests, to tell 405 from 404.
@@ -22,7 +22,9 @@ async function errorHandler(fastify: FastifyInstance) {
 
   fastify.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error)
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed')
+    // A 503 is a state the service announces once (a store outage: store-outage-log.ts; a full
+    // instance: its metrics), not a fault of this request: a line each would drown the log.
+    if (appError.statusCode >= 500 && appError.statusCode !== 503) request.log.error({ err: error }, 'request failed')
     return send(reply, appError)
   })
 
@@ -42,7 +44,11 @@ async function errorHandler(fastify: FastifyInstance) {
   })
 }
 
+/** Seconds a 503 that names no other time asks the client to wait (a store outage usually ends in seconds). */
+export const UNAVAILABLE_RETRY_AFTER_S = 5
+
 export function send(reply: FastifyReply, error: AppError) {
+  if (error.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_S))
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.envelope)
 }
 

@@ -29,19 +29,18 @@ export interface StoreAdapter {
  * Wrappers are made on first use of each method, then reused: nothing is allocated per call.
  */
 export function guardedStore(adapter: StoreAdapter): Store {
-  let observer: StoreObserver | undefined
+  const observers: StoreObserver[] = []
 
   const run = async <T>(operation: string, work: () => T | Promise<T>): Promise<T> => {
-    const started = observer === undefined ? 0 : performance.now()
-    let ok = false
+    const started = observers.length === 0 ? 0 : performance.now()
+    let failure: { error: unknown } | undefined
     try {
-      const result = await work()
-      ok = true
-      return result
+      return await work()
     } catch (error) {
-      throw adapter.mapError(error)
+      failure = { error: adapter.mapError(error) }
+      throw failure.error
     } finally {
-      observer?.(operation, (performance.now() - started) / 1000, ok)
+      for (const observer of observers) observer(operation, (performance.now() - started) / 1000, failure === undefined, failure?.error)
     }
   }
 
@@ -77,6 +76,6 @@ export function guardedStore(adapter: StoreAdapter): Store {
     firstStart: guarded('firstStart'),
     ping: () => run('ping', () => adapter.ping()).then(() => undefined),
     close: () => adapter.close(),
-    observe: (next) => void (observer = next)
+    observe: (observer) => void observers.push(observer)
   }
 }

@@ -36,7 +36,7 @@ export interface Store {
   /** Resolves when the store can take a write now. */
   ping(): Promise<void>
   close(): Promise<void>
-  /** Reports every operation's duration and outcome from now on (the app's metrics). */
+  /** Reports every operation's duration and outcome from now on to `observer`, besides any observer before it. */
   observe(observer: StoreObserver): void
 }
 
@@ -157,8 +157,8 @@ export interface FeedPage {
   position: number
 }
 
-/** Told of every store operation: its name (`users.find`, `ping`), duration and outcome. */
-export type StoreObserver = (operation: string, seconds: number, ok: boolean) => void
+/** Told of every store operation: its name (`users.find`, `ping`), duration and outcome (with the error, as the port throws it, when it failed). */
+export type StoreObserver = (operation: string, seconds: number, ok: boolean, error?: unknown) => void
 
 /**
  * There is no store where the configuration points: a command that only reads (or changes what

@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { StoreUnavailableError } from '../store/port.js'
+
+/** During an outage, the longest a success elsewhere waits before the store is probed again. */
+const PROBE_INTERVAL_MS = 1000
+
+/**
+ * A store outage in the log as two lines: one when it begins, one when it ends, with how long it
+ * lasted and how many store operations it refused. The requests it refuses answer 503 without a
+ * line each: a read-only or full store under load once wrote 19,000 error lines with stacks in
+ * three seconds, which hid the one that mattered and could fill the disk that was already full.
+ *
+ * The outage begins with the first operation refused as unavailable. It ends when `ping` (which
+ * resolves when the store can take a write) succeeds: a readiness probe's, or one this plugin
+ * makes, at most once a second, when another operation succeeds meanwhile. A read succeeding
+ * says little by itself: a read-only or full store still reads.
+ */
+async function storeOutageLog(fastify: FastifyInstance) {
+  // The real, monotonic clock: an outage's length is not the routes' (a test may hold their time still).
+  const now = () => performance.now()
+  const { store, log } = fastify
+  let outage: { since: number; refused: number } | undefined
+  let probing = false
+  let lastProbe = -Infinity
+  let closing = false
+  fastify.addHook('onClose', async () => void (closing = true))
+
+  const probe = () => {
+    if (probing || now() - lastProbe < PROBE_INTERVAL_MS) return
+    probing = true
+    lastProbe = now()
+    // The ping's outcome reaches the observer below, which ends the outage or counts it as refused;
+    // a probe of this plugin is no operation anyone asked for, so it is not counted.
+    store.ping().then(
+      () => (probing = false),
+      () => {
+        probing = false
+        if (outage !== undefined) outage.refused--
+      }
+    )
+  }
+
+  store.observe((operation, _seconds, ok, error) => {
+    if (closing) return
+    if (error instanceof StoreUnavailableError) {
+      if (outage !== undefined) return void outage.refused++
+      outage = { since: now(), refused: 1 }
+      log.error({ operation, reason: error.message }, 'the store is unavailable: what needs it is answered 503 until it is back (its return is logged)')
+      return
+    }
+    if (!ok || outage === undefined) return
+    if (operation !== 'ping') return probe()
+    const seconds = Math.round((now() - outage.since) / 100) / 10
+    log.info({ outageSeconds: seconds, refusedOperations: outage.refused }, `the store is available again, after ${seconds} s`)
+    outage = undefined
+  })
+}
+
+export default fp(storeOutageLog, { name: 'store-outage-log', fastify: '5.x', decorators: { fastify: ['store'] } })
