@@ -7,7 +7,8 @@ export const AuditRuleSchema = StringEnum(AUDIT_RULES, {
   $id: 'AuditRule',
   description:
     'The check that failed: `stuck` (a stage incomplete past its deadline), `out-of-order` (a stage complete ' +
-    'while an earlier one at the site is not), `registered-not-in-datatrail`, `datatrail-not-in-trace`, ' +
+    'while an earlier one at the site is not), `completed-before-event` (a stage first recorded complete before the ' +
+    'event itself), `registered-not-in-datatrail`, `datatrail-not-in-trace`, ' +
     '`replicated-with-missing-files`, `file-count-mismatch`, `heartbeat-error`.'
 })
 export type AuditRule = Static<typeof AuditRuleSchema>

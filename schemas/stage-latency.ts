@@ -13,6 +13,12 @@ export const stageLatencyRowSchema = (sites: Sites) =>
       site: Type.Union([StringEnum(sites.names), Type.Null()], { description: 'The site; null for `tsar_classification`.' }),
       complete: Type.Integer({ minimum: 0, description: 'Keys that are complete now (`not_required` counts as complete).' }),
       incomplete: Type.Integer({ minimum: 0, description: 'Keys that are incomplete now, missing ones included.' }),
+      completed_before_event: Type.Integer({
+        minimum: 0,
+        description:
+          'Keys complete now whose first recorded change to complete came before the event (the audit finding ' +
+          '`completed-before-event`): counted in `complete`, left out of the latencies.'
+      }),
       p50_s: seconds('Median latency in seconds (nearest rank)'),
       p95_s: seconds('95th percentile latency in seconds (nearest rank)'),
       max_s: seconds('Longest latency in seconds')
@@ -22,7 +28,8 @@ export const stageLatencyRowSchema = (sites: Sites) =>
       additionalProperties: false,
       description:
         'One stage at one site over the events that asked for that site. A latency is the time from the event ' +
-        'to the first recorded transition of the key to `complete`; keys completed without one are counted, not timed.'
+        'to the first recorded transition of the key to `complete`, never negative; keys completed without one are counted, ' +
+        'not timed, and keys recorded complete before the event are counted in `completed_before_event`, not timed.'
     }
   )
 export type StageLatencyRow = Static<ReturnType<typeof stageLatencyRowSchema>>

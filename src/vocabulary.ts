@@ -34,6 +34,7 @@ export const traceKey = (stage: PipelineStage, site: string) =>
 export const AUDIT_RULES = [
   'stuck',
   'out-of-order',
+  'completed-before-event',
   'registered-not-in-datatrail',
   'datatrail-not-in-trace',
   'replicated-with-missing-files',

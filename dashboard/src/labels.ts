@@ -39,6 +39,7 @@ export const STAGE_LABELS: Readonly<Record<PipelineStage, string>> = {
 export const RULE_LABELS: Readonly<Record<AuditFinding['rule'], string>> = {
   stuck: 'Stuck',
   'out-of-order': 'Out of order',
+  'completed-before-event': 'Complete before the event',
   'registered-not-in-datatrail': 'Registered, not in datatrail',
   'datatrail-not-in-trace': 'In datatrail, not in trace',
   'replicated-with-missing-files': 'Replicated with missing files',

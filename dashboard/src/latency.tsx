@@ -10,6 +10,7 @@ const seconds = (value: number | null) => (value === null ? '—' : duration(val
  */
 export function LatencySection({ report }: { report: StageLatencyReport }) {
   const timed = report.stages.filter((row) => row.max_s !== null)
+  const early = report.stages.reduce((sum, row) => sum + row.completed_before_event, 0)
   return (
     <section class="latency" aria-labelledby="latency-title">
       <h2 id="latency-title">Stage latency over the window</h2>
@@ -17,6 +18,13 @@ export function LatencySection({ report }: { report: StageLatencyReport }) {
         From the event to the first recorded change of each stage to complete. Stages completed by writes made straight into the
         database have no recorded change: they count as done, untimed.
       </p>
+      {early > 0 && (
+        <p class="latency-early" role="note">
+          {early === 1 ? '1 stage was' : `${early} stages were`} recorded complete before {early === 1 ? 'its' : 'their'} event: an event time or a
+          writer’s clock is wrong. {early === 1 ? 'It is' : 'They are'} left out of the latencies, counted under “Before event”, and
+          each is an audit finding (Complete before the event).
+        </p>
+      )}
       <div class="latency-body">
         <figure class="latency-figure">
           {timed.length === 0 ? (
@@ -41,6 +49,7 @@ export function LatencySection({ report }: { report: StageLatencyReport }) {
                 <th scope="col">Stage · site</th>
                 <th scope="col" class="num">Done</th>
                 <th scope="col" class="num">Not done</th>
+                <th scope="col" class="num">Before event</th>
                 <th scope="col" class="num">Median</th>
                 <th scope="col" class="num">95th pct</th>
                 <th scope="col" class="num">Longest</th>
@@ -52,6 +61,7 @@ export function LatencySection({ report }: { report: StageLatencyReport }) {
                   <th scope="row">{rowLabel(row)}</th>
                   <td class="num">{row.complete}</td>
                   <td class="num">{row.incomplete}</td>
+                  <td class="num">{row.completed_before_event}</td>
                   <td class="num">{seconds(row.p50_s)}</td>
                   <td class="num">{seconds(row.p95_s)}</td>
                   <td class="num">{seconds(row.max_s)}</td>

@@ -17,7 +17,9 @@ export const Fault = {
   /** An earlier stage's update was lost while later ones arrived (out-of-order). */
   lostUpdate: 6,
   /** actions.got disagrees with the trace's baseband_conversion (no audit rule reads actions.got). */
-  got: 7
+  got: 7,
+  /** The site's clock ran half a day behind, so its stages were recorded complete before the event (completed-before-event). */
+  clockBehind: 8
 } as const
 export type Fault = (typeof Fault)[keyof typeof Fault]
 
@@ -31,7 +33,8 @@ export const FAULT_ROTATION: readonly Fault[] = [
   Fault.replicatedWithMissingFiles,
   Fault.lostUpdate,
   Fault.fileCountMismatch,
-  Fault.registrationNotInTrace
+  Fault.registrationNotInTrace,
+  Fault.clockBehind
 ]
 
 // Complete stages at a site once its data is converted, registered, replicated.
@@ -51,6 +54,8 @@ export function faultFits(fault: Fault, progress: number, noReplication: boolean
     case Fault.heartbeatError:
     case Fault.lostUpdate:
       return progress >= CONVERTED
+    case Fault.clockBehind:
+      return progress >= 1
     default:
       return true
   }

@@ -11,6 +11,8 @@ const REGISTRATION = STAGES.indexOf('data_registration')
 const REPLICATION = STAGES.indexOf('data_replication_to_minoc')
 /** Files a registration that ran before the conversion finished can leave out. */
 const MAX_UNCOUNTED = 40
+/** How far behind the clock of a site with Fault.clockBehind runs: more than any stage takes. */
+const CLOCK_BEHIND_MS = 12 * 3_600_000
 
 /** What the parts of one baseband event share. Times: ms for the event, s for write times. */
 export interface PartsContext {
@@ -35,6 +37,8 @@ export function demoTrace(context: PartsContext, history: FeedTransition[]): Tra
   const trace: TraceRecord = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
   const completed = (key: string, afterMs: number, by: string) =>
     history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at: Math.min((timestamp + afterMs) / 1000, nowSec), by })
+  const completedBehind = (key: string, afterMs: number) =>
+    history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at: (timestamp + afterMs - CLOCK_BEHIND_MS) / 1000, by: 'pipeline' })
   if (classified) completed(CLASSIFICATION_KEY, classifiedAfter, 'tsar')
   let latest = 0
   for (let stage = 0; stage < STAGES.length; stage++) {
@@ -43,7 +47,8 @@ export function demoTrace(context: PartsContext, history: FeedTransition[]): Tra
       const status = traceStatus(plan, stage, site)
       if (status === 'complete') {
         latest = Math.max(latest, plan.completedAt(site, stage))
-        completed(keys[site]!, plan.completedAt(site, stage), 'pipeline')
+        if (plan.fault[site] === Fault.clockBehind) completedBehind(keys[site]!, plan.completedAt(site, stage))
+        else completed(keys[site]!, plan.completedAt(site, stage), 'pipeline')
       }
       trace[keys[site]!] = status
     }

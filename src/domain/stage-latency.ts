@@ -2,6 +2,7 @@ import type { Transition } from '../../schemas/history.js'
 import type { StageLatencyRow } from '../../schemas/stage-latency.js'
 import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type PipelineStage, type Sites } from '../vocabulary.js'
 import type { TraceRecord } from './records.js'
+import { firstCompletions } from './first-completions.js'
 import { storedStatus } from './trace.js'
 
 /** What stage latency needs of one event of the window. */
@@ -19,6 +20,8 @@ interface Tally {
   incomplete: number
   /** Seconds from the event to the key's first transition to `complete`, of keys complete now. */
   latencies: number[]
+  /** Keys complete now whose first transition to `complete` came before the event: no latency, an audit finding. */
+  beforeEvent: number
 }
 
 /**
@@ -28,7 +31,9 @@ interface Tally {
  * Rows: `tsar_classification` always (site null), and the four site stages at every configured
  * site that at least one event of the window asked for. An event counts only at the sites it asked
  * for. A key counts in `complete` or `incomplete` by its current value (`not_required` is
- * complete); it is timed only when it is complete now and a transition to `complete` was recorded.
+ * complete); it is timed only when it is complete now and a transition to `complete` was recorded,
+ * and not when that transition came before the event (the audit's `completed-before-event`): such
+ * a key is counted in `completed_before_event` instead, so no latency is ever negative.
  */
 export class StageLatency {
   private readonly tallies = new Map<string, Tally>()
@@ -58,40 +63,33 @@ export class StageLatency {
 
   private count(key: string, event: LatencyEvent, completedAt: ReadonlyMap<string, number>) {
     let tally = this.tallies.get(key)
-    if (tally === undefined) this.tallies.set(key, (tally = { complete: 0, incomplete: 0, latencies: [] }))
+    if (tally === undefined) this.tallies.set(key, (tally = { complete: 0, incomplete: 0, latencies: [], beforeEvent: 0 }))
     if (storedStatus(event.trace, key) === 'incomplete') {
       tally.incomplete += 1
       return
     }
     tally.complete += 1
     const at = completedAt.get(key)
-    if (at !== undefined) tally.latencies.push(at - event.timestamp / 1000)
+    if (at === undefined) return
+    const latency = at - event.timestamp / 1000
+    if (latency < 0) tally.beforeEvent += 1
+    else tally.latencies.push(latency)
   }
 
   private row(stage: PipelineStage, site: string | null, key: string): StageLatencyRow {
-    const { complete, incomplete, latencies } = this.tallies.get(key) ?? { complete: 0, incomplete: 0, latencies: [] }
+    const { complete, incomplete, latencies, beforeEvent } = this.tallies.get(key) ?? { complete: 0, incomplete: 0, latencies: [], beforeEvent: 0 }
     const sorted = Float64Array.from(latencies).sort()
     return {
       stage,
       site,
       complete,
       incomplete,
+      completed_before_event: beforeEvent,
       p50_s: nearestRank(sorted, 50),
       p95_s: nearestRank(sorted, 95),
       max_s: nearestRank(sorted, 100)
     }
   }
-}
-
-/** When each key first became `complete`, in seconds; the earliest `at` wins whatever the order given. */
-function firstCompletions(transitions: readonly Transition[]): Map<string, number> {
-  const first = new Map<string, number>()
-  for (const { key, to, at } of transitions) {
-    if (to !== 'complete') continue
-    const seen = first.get(key)
-    if (seen === undefined || at < seen) first.set(key, at)
-  }
-  return first
 }
 
 /**

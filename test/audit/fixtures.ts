@@ -63,6 +63,7 @@ export interface Case {
   trace?: TraceRecord | null
   datatrail?: AuditedParts['datatrail']
   heartbeats?: AuditedParts['heartbeats']
+  transitions?: AuditedParts['transitions']
   /** Time since the event, ms; 10 minutes unless given (before any default deadline). */
   after?: number
   settings?: Partial<AuditSettings>
@@ -73,7 +74,8 @@ export function audit(c: Case): EventAudit {
     event: { timestamp: T0, actions: { want: c.want ?? { baseband: true }, got: {} } },
     trace: c.trace === undefined ? null : c.trace,
     datatrail: c.datatrail ?? [],
-    heartbeats: c.heartbeats ?? []
+    heartbeats: c.heartbeats ?? [],
+    transitions: c.transitions ?? []
   }
   return auditEvent(parts, { sites: SITES, deadlines: DEADLINES, now: T0 + (c.after ?? 10 * MINUTE), ...c.settings })
 }

@@ -13,11 +13,12 @@ const to = (key: string, value: 'complete' | 'incomplete', at: number): Transiti
   at,
   by: 'pipeline'
 })
-const row = (stage: string, site: string | null, complete: number, incomplete: number, p50: number | null, p95: number | null, max: number | null) => ({
+const row = (stage: string, site: string | null, complete: number, incomplete: number, p50: number | null, p95: number | null, max: number | null, beforeEvent = 0) => ({
   stage,
   site,
   complete,
   incomplete,
+  completed_before_event: beforeEvent,
   p50_s: p50,
   p95_s: p95,
   max_s: max

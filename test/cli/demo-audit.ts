@@ -34,7 +34,7 @@ async function auditedFirstStartDemo(t: Test) {
     for (const { position: event } of page) {
       const parts = await store.views.eventParts(event.event_no)
       if (parts.event === null) throw new Error(`event ${event.event_no} listed but not found`)
-      const audit = auditEvent({ ...parts, event: parts.event }, settings)
+      const audit = auditEvent({ ...parts, event: parts.event, transitions: await store.traces.history(event.event_no) }, settings)
       events.all++
       events[audit.verdict]++
       if (event.timestamp >= NOW - DAY) lastDay[audit.verdict]++

@@ -127,12 +127,16 @@ t.test('the history of every complete key, made by the pipeline (the classificat
   )
   t.ok(completeKeys.length > 1000, `${completeKeys.length} complete keys`)
   t.strictSame(written.transitions.map((item) => `${item.event_no} ${item.key}`).sort(), completeKeys.sort(), 'one transition per complete key, none else')
+  // A site whose clock runs half a day behind (the fault completed-before-event finds) records its stages up to 12 h early.
+  const recordedEarly = new Set<number>()
   for (const item of written.transitions) {
     const event = events.get(item.event_no)!
     if (item.from !== 'incomplete' || item.to !== 'complete' || traces.get(item.event_no)?.[item.key] !== 'complete') t.fail(`${JSON.stringify(item)}`)
-    if (item.at < event.timestamp / 1000 || item.at > NOW / 1000) t.fail(`${JSON.stringify(item)} is not between its event and now`)
+    if (item.at < event.timestamp / 1000 - 12 * 3600 || item.at > NOW / 1000) t.fail(`${JSON.stringify(item)} is not between 12 h before its event and now`)
+    if (item.at < event.timestamp / 1000) recordedEarly.add(item.event_no)
     if (item.by !== (item.key === 'stages/tsar_classification' ? 'tsar' : 'pipeline')) t.fail(`${JSON.stringify(item)} by whom?`)
   }
+  t.ok(recordedEarly.size > 0 && recordedEarly.size < 0.02 * events.size, `a few events recorded early (${recordedEarly.size} of ${events.size})`)
 })
 
 t.test('options it cannot honour', async (t) => {

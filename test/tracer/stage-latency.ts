@@ -4,11 +4,12 @@ import { DAY, HOUR, MINUTE, NOW, pipelineApp, windowQuery } from './pipeline.js'
 const T0 = NOW - DAY
 const WINDOW = windowQuery(T0, T0 + HOUR)
 
-const row = (stage: string, site: string | null, complete: number, incomplete: number, latencies: [number, number, number] | null = null) => ({
+const row = (stage: string, site: string | null, complete: number, incomplete: number, latencies: [number, number, number] | null = null, beforeEvent = 0) => ({
   stage,
   site,
   complete,
   incomplete,
+  completed_before_event: beforeEvent,
   p50_s: latencies?.[0] ?? null,
   p95_s: latencies?.[1] ?? null,
   max_s: latencies?.[2] ?? null
@@ -132,4 +133,29 @@ t.test('a window of many pages gives the event loop a turn between its pages', a
   answered = true
   t.equal(response.json().stages[1].incomplete, 1000)
   t.ok(turns >= 5, `the event loop turned ${turns} times while 5 pages were read`)
+})
+
+t.test('a stage recorded complete before its event: no negative latency, a count in its row, and a finding of the audit', async (t) => {
+  const pipeline = await pipelineApp(t)
+  await pipeline.write('/v1/events', [
+    { event_no: 1, timestamp_utc: new Date(T0).toISOString(), snr: 10, known_source_name: 'EXT', actions: { want: { baseband: true }, got: {} } },
+    { event_no: 2, timestamp_utc: new Date(T0 + MINUTE).toISOString(), snr: 10, known_source_name: 'EXT', actions: { want: { baseband: true }, got: {} } }
+  ])
+  // The writer's clock an hour behind: its update of event 1 is recorded an hour before the event.
+  pipeline.clock.now = T0 - HOUR
+  await pipeline.write('/v1/event-tracer/update-trace', { event: 1, site: 'chime', stage: 'baseband_callback_request', status: 'complete' })
+  pipeline.clock.now = T0 + MINUTE + 90_000
+  await pipeline.write('/v1/event-tracer/update-trace', { event: 2, site: 'chime', stage: 'baseband_callback_request', status: 'complete' })
+  pipeline.clock.now = T0 + 2 * MINUTE
+
+  const latency = await pipeline.read(`/v1/event-tracer/stage-latency?${WINDOW}`)
+  t.strictSame(latency.json().stages[1], row('baseband_callback_request', 'chime', 2, 0, [90, 90, 90], 1), 'timed from event 2 alone; event 1 counted apart')
+  const audited = await pipeline.read('/v1/event-tracer/audit/1')
+  t.equal(audited.statusCode, 200)
+  t.match(audited.json(), {
+    verdict: 'contradiction',
+    findings: [{ rule: 'completed-before-event', severity: 'contradiction', site: 'chime', stage: 'baseband_callback_request', detail: /recorded complete 1\.0 h before the event/ }]
+  })
+  const report = await pipeline.read(`/v1/event-tracer/audit?${WINDOW}`)
+  t.match(report.json(), { summary: { events: 2, contradiction: 1 } })
 })

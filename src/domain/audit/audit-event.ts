@@ -1,6 +1,7 @@
 import type { AuditedEvent } from '../../../schemas/audit.js'
 import type { Sites } from '../../vocabulary.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
+import { completedBeforeEventFindings } from './completed-before-event.js'
 import { datatrailFindings } from './datatrail-rules.js'
 import { heartbeatFindings } from './heartbeat-rules.js'
 import { findingOrder } from './order.js'
@@ -30,6 +31,7 @@ export function auditEvent(parts: AuditedParts, settings: AuditSettings): EventA
   const facts = eventFacts(parts, settings.sites)
   const findings = [
     ...stuckFindings(facts, settings.now - parts.event.timestamp, settings.deadlines),
+    ...completedBeforeEventFindings(facts, parts.event.timestamp),
     ...facts.sites.flatMap(siteFindings)
   ].sort(findingOrder(settings.sites.names))
   return {

@@ -19,6 +19,8 @@ export const details = {
     `${missing} missing ${missing === 1 ? 'file' : 'files'}`,
   fileCountMismatch: (site: string, heartbeatId: number, reported: number, member: string, registered: number) =>
     `heartbeat ${heartbeatId} at ${site} reports ${reported} data files but datatrail member ${member} has num_files ${registered}`,
+  completedBeforeEvent: (stage: PipelineStage, site: string | null, earlierMs: number) =>
+    `${stageAt(stage, site)} was recorded complete ${elapsed(earlierMs)} before the event; an event time or a writer's clock is wrong`,
   heartbeatError: (site: string, heartbeatId: number, error: string) =>
     `heartbeat ${heartbeatId} at ${site} reports the error ${quoted(error)} but ${stageAt('baseband_conversion', site)} is complete`
 }

@@ -2,7 +2,8 @@ import type { DatatrailMember } from '../../../schemas/datatrail.js'
 import type { Heartbeat } from '../../../schemas/heartbeats.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites, type Stage, type StageStatus } from '../../vocabulary.js'
 import { datatrailMemberOutput, heartbeatOutput } from '../event-status.js'
-import type { DatatrailRecord, EventRecord, HeartbeatRecord, TraceRecord } from '../records.js'
+import { firstCompletions } from '../first-completions.js'
+import type { DatatrailRecord, EventRecord, HeartbeatRecord, TraceRecord, TransitionRecord } from '../records.js'
 import { storedStatus } from '../trace.js'
 import { requestedSites } from './requested-sites.js'
 
@@ -12,6 +13,8 @@ export interface AuditedParts {
   trace: TraceRecord | null
   datatrail: readonly Pick<DatatrailRecord, 'member' | 'value'>[]
   heartbeats: readonly Pick<HeartbeatRecord, 'heartbeat'>[]
+  /** The trace's recorded transitions, in any order. */
+  transitions: readonly Pick<TransitionRecord, 'key' | 'to' | 'at'>[]
 }
 
 /** What the rules look at for one requested site, read as event status reads it. */
@@ -28,6 +31,8 @@ export interface SiteFacts {
 export interface EventFacts {
   classification: StageStatus
   sites: SiteFacts[]
+  /** When each key was first recorded complete, seconds since the epoch. */
+  firstCompletions: ReadonlyMap<string, number>
 }
 
 export function eventFacts(parts: AuditedParts, configuredSites: Sites): EventFacts {
@@ -35,6 +40,7 @@ export function eventFacts(parts: AuditedParts, configuredSites: Sites): EventFa
   const heartbeats = parts.heartbeats.map((heartbeat) => heartbeatOutput(heartbeat.heartbeat))
   return {
     classification: storedStatus(parts.trace, CLASSIFICATION_KEY),
+    firstCompletions: firstCompletions(parts.transitions),
     sites: requestedSites(parts.event.actions, configuredSites).map((site) => {
       const memberName = configuredSites.basebandKeyOf(site)
       return {

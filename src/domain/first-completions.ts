@@ -1,0 +1,12 @@
+import type { Transition } from '../../schemas/history.js'
+
+/** When each key first became `complete`, in seconds since the epoch; the earliest `at` wins whatever the order given. */
+export function firstCompletions(transitions: readonly Pick<Transition, 'key' | 'to' | 'at'>[]): Map<string, number> {
+  const first = new Map<string, number>()
+  for (const { key, to, at } of transitions) {
+    if (to !== 'complete') continue
+    const seen = first.get(key)
+    if (seen === undefined || at < seen) first.set(key, at)
+  }
+  return first
+}
