@@ -1,7 +1,9 @@
 import { Command } from 'commander'
 import { createReadStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
-import { createInterface } from 'node:readline'
+import { InputError } from '../domain/input-error.js'
+import { utf8Text } from '../domain/strict-json.js'
+import { boundedLines, LineTooLongError } from './bounded-lines.js'
 import { CliError } from './cli-error.js'
 import { ImportBatch, totalOf, type ImportCounts } from './import-batch.js'
 import type { CliIo } from './io.js'
@@ -11,6 +13,9 @@ import { withStore } from './store.js'
 const BATCH = 5000
 /** Lines between two progress updates: a bar redraw per line would cost more than the line. */
 const PROGRESS_EVERY = 1000
+/** The longest line imported: a record as large as the biggest body a route accepts (1 MiB). */
+export const MAX_LINE_BYTES = 1024 * 1024
+const BYTE_ORDER_MARK = '\uFEFF'
 
 export function importCommand(io: CliIo): Command {
   return new Command('import')
@@ -32,34 +37,42 @@ export function importCommand(io: CliIo): Command {
         // Before the file is opened: lines read while the bar's module loads would be lost.
         const progress = await progressBar(io.stderr, size, { label: 'Importing', format: mebibytes })
         const input = createReadStream(file)
-        const lines = createInterface({ input, crlfDelay: Infinity })
         let lineNo = 0
+        /** Everything before the bad line is stored, so it can be fixed and the import run again. */
+        const stopAt = async (badLine: number, reason: string) => {
+          await batch.flush()
+          progress.stop()
+          io.stdout.write(`${summary(batch.written, started)}, from the lines before line ${badLine}.\n`)
+          return new CliError(`${file} line ${badLine}: ${reason}`)
+        }
         try {
-          for await (const line of lines) {
-            lineNo++
+          for await (const line of boundedLines(input, MAX_LINE_BYTES)) {
+            lineNo = line.lineNo
             if (lineNo % PROGRESS_EVERY === 0) progress.update(input.bytesRead)
-            // A byte order mark some editors write would make the first line invalid JSON.
-            const text = lineNo === 1 ? line.replace(/^\uFEFF/, '') : line
-            if (text.trim() === '') continue
             let record
             try {
-              record = parse(text)
+              const text = utf8Text(line.bytes)
+              // A byte order mark some editors write would make the first line invalid JSON.
+              const json = lineNo === 1 && text.startsWith(BYTE_ORDER_MARK) ? text.slice(1) : text
+              if (json.trim() === '') continue
+              record = parse(json)
             } catch (error) {
-              if (!(error instanceof RecordError)) throw error
-              // Everything before the bad line is stored, so it can be fixed and the import run again.
-              await batch.flush()
-              progress.stop()
-              io.stdout.write(`${summary(batch.written, started)}, from the lines before line ${lineNo}.\n`)
-              throw new CliError(`${file} line ${lineNo}: ${error.message}`)
+              if (error instanceof RecordError) throw await stopAt(lineNo, error.message)
+              if (error instanceof InputError) throw await stopAt(lineNo, `the line ${error.reason}`)
+              throw error
             }
             batch.add(record)
             if (batch.size >= BATCH) await batch.flush()
           }
           await batch.flush()
           return batch.written
+        } catch (error) {
+          if (error instanceof LineTooLongError) {
+            throw await stopAt(error.lineNo, `longer than ${MAX_LINE_BYTES} bytes (1 MiB), the most one record may take; nothing after it was read`)
+          }
+          throw error
         } finally {
           progress.stop()
-          lines.close()
           input.destroy()
         }
       })

@@ -146,3 +146,27 @@ t.test('--help', async (t) => {
   t.match(result.stdout, /^Usage: tracer import \[options\] <file>/)
   t.match(result.stdout, /"kind"/)
 })
+
+t.test('a line longer than 1 MiB stops the import as soon as it passes the limit, naming it, with the summary', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const path = join(t.testdir(), 'long.ndjson')
+  const long = JSON.stringify(event(2, { known_source_name: 'x'.repeat(3 * 1024 * 1024) }))
+  writeFileSync(path, [JSON.stringify(event(1)), long, JSON.stringify(event(3))].join('\n') + '\n')
+  const result = await run(['import', path], { TRACER_DB: db })
+  t.equal(result.status, 1)
+  t.match(result.stdout, /^Imported 1 records .*: 1 events.*, from the lines before line 2\.\n$/)
+  t.match(result.stderr, /^tracer: .*long\.ndjson line 2: longer than 1048576 bytes \(1 MiB\), the most one record may take; nothing after it was read\n$/)
+  const store = openStore(t, db)
+  t.ok(await store.events.find(1))
+  t.equal(await store.events.find(3), null)
+})
+
+t.test('a line of bytes that are not UTF-8 stops the import, naming it', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const path = join(t.testdir(), 'latin1.ndjson')
+  writeFileSync(path, Buffer.concat([Buffer.from(JSON.stringify(event(1)) + '\n'), Buffer.from(JSON.stringify(event(2, { known_source_name: 'Caf\u00e9' })), 'latin1'), Buffer.from('\n')]))
+  const result = await run(['import', path], { TRACER_DB: db })
+  t.equal(result.status, 1)
+  t.match(result.stdout, /from the lines before line 2\.\n$/)
+  t.match(result.stderr, /line 2: the line is not UTF-8 text: some bytes are no UTF-8 character\n$/)
+})
