@@ -12,6 +12,10 @@ import { request, runCli, startServer, type ServerProcess } from './processes.js
  * live streams are all in use.
  */
 
+// Seeding a year of events and measuring write rates take most of a minute on a quiet 2-core
+// machine: past the runner's default minute on a busy one (CI timed this file out at 60 s).
+t.setTimeout(240_000)
+
 const DAY = 86_400_000
 const PASSWORD = 'a-password'
 
