@@ -73,9 +73,9 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async (request) => {
       const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
-      const parts = await store.views.eventParts(event_no)
+      const parts = await windowReads.run(request.user.user_id, () => store.views.eventParts(event_no))
       if (parts.event === null) throw notFound(`No event ${event_no}.`)
-      const transitions = await store.traces.history(event_no)
+      const transitions = await windowReads.run(request.user.user_id, () => store.traces.history(event_no))
       const audited = auditEvent({ ...parts, event: parts.event, transitions }, settingsNow())
       if (audited.sites.length === 0) {
         throw notFound(`Event ${event_no} requested no baseband data: it has nothing to audit.`)

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, windowReportRefusals, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
+import { errorResponses, windowReportRefusals, EventNoParamsSchema, PART_LIMIT, partHeaders, ref, tokenRoute } from '../schemas/common.js'
 import { eventStatusSchema } from '../schemas/event-status.js'
 import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
 import { eventNoFromPath } from '../src/domain/event-no.js'
@@ -8,9 +8,11 @@ import { compileEventStatus } from '../src/domain/event-status.js'
 import { requiredWindow } from '../src/domain/time-window.js'
 import { notFound } from '../src/app-error.js'
 import { jsonArray } from '../src/infrastructure/json-fragments.js'
+import { describePart } from '../src/infrastructure/list-parts.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { keysetPages } from '../src/store/pages.js'
 import audit from './audit.js'
+import heartbeats from './heartbeats.js'
 import history from './history.js'
 import stageLatency from './stage-latency.js'
 import traceStream from './trace-stream.js'
@@ -67,24 +69,36 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
         ...tokenRoute('tracer'),
         operationId: 'getEventStatus',
         summary: 'One event’s full status: actions, classification, datatrail, trace and heartbeats',
-        description: 'All seven fields are present even when only some parts are stored; 404 when nothing at all is known of the event.',
+        description:
+          'All seven fields are present even when only some parts are stored; 404 when nothing at all is known of the event. ' +
+          `\`heartbeats\` holds the first ${PART_LIMIT} by heartbeat_id: \`X-Heartbeats-Total\` says how many there are, ` +
+          'and when there are more, `Link` names the heartbeats read that gives the rest.',
         params: EventNoParamsSchema,
         response: {
-          200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.' }),
+          200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.', headers: partHeaders('X-Heartbeats-Total', 'heartbeats of the event') }),
           ...errorResponses(400, 401, 404, 503)
         }
       }
     },
-    async (request) => {
+    async (request, reply) => {
       const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
-      const status = compileEventStatus(event_no, await store.views.eventParts(event_no), sites)
+      const parts = await windowReads.run(request.user.user_id, () => store.views.eventParts(event_no, { heartbeatLimit: PART_LIMIT }))
+      const status = compileEventStatus(event_no, parts, sites)
       if (status === null) throw notFound(`No event, trace, datatrail or heartbeat is known for event ${event_no}.`)
+      const last = parts.heartbeats.at(-1)?.heartbeat.heartbeat_id
+      const more = parts.heartbeats.length < parts.heartbeatTotal && last !== undefined
+      describePart(reply, {
+        totalHeader: 'x-heartbeats-total',
+        total: parts.heartbeatTotal,
+        next: more ? `${fastify.prefix}/heartbeats/${event_no}?after_heartbeat_id=${last}` : null
+      })
       return status
     }
   )
 
   // Under this prefix and its authentication: the reads about the audit, then the writes.
   await fastify.register(audit)
+  await fastify.register(heartbeats)
   await fastify.register(history)
   await fastify.register(stageLatency)
   await fastify.register(traceStream)

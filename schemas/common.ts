@@ -104,6 +104,18 @@ export const EventNoPathSchema = Type.String({
   description: 'Event number: an integer from 0 to 2^53-1, in decimal.'
 })
 
+/** Most items one read of a list about one event gives; the rest are read in further parts. */
+export const PART_LIMIT = 1000
+
+/** How many items a part holds: at most PART_LIMIT, all of them by default. */
+export const PartLimitSchema = Type.Integer({ minimum: 1, maximum: PART_LIMIT, default: PART_LIMIT, description: 'At most this many items.' })
+
+/** The response headers of a read that may give only part of a longer list. */
+export const partHeaders = (totalHeader: string, what: string) => ({
+  [totalHeader]: { type: 'integer', description: `How many ${what} there are in all.` },
+  Link: { type: 'string', description: 'Only when more follow: `<{path and query}>; rel="next"`, the read that gives the next part.' }
+})
+
 /** The path parameters of the routes about one event. */
 export const EventNoParamsSchema = Type.Object({ event_no: EventNoPathSchema })
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import type { Sites } from '../src/vocabulary.js'
-import { EventNoSchema, ref, StringEnum } from './common.js'
+import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 export const HeartbeatSentSchema = Type.Object(
   {
@@ -40,3 +40,10 @@ export type Heartbeat = Omit<HeartbeatInput, 'event_no'>
 
 export const heartbeatBatchSchema = (sites: Sites) =>
   Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })
+
+export const HeartbeatPartQuerySchema = Type.Object({
+  after_heartbeat_id: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Only heartbeats with a greater heartbeat_id: the last one of the part before.' })
+  ),
+  limit: Type.Optional(PartLimitSchema)
+})

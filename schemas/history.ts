@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { STATUSES } from '../src/vocabulary.js'
-import { EventNoSchema, ref, StringEnum } from './common.js'
+import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 const transitionFields = {
   key: Type.String({
@@ -39,3 +39,8 @@ export const TraceHistorySchema = Type.Object(
   { $id: 'TraceHistory', additionalProperties: false, description: 'Every recorded change of an event’s trace.' }
 )
 export type TraceHistory = Static<typeof TraceHistorySchema>
+
+export const HistoryQuerySchema = Type.Object({
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Transitions to pass over first.' })),
+  limit: Type.Optional(PartLimitSchema)
+})

@@ -27,6 +27,11 @@ export const readLatency = (session: Session, window: Window) =>
 
 export const readAudit = (session: Session, eventNo: number) => session.json<AuditedEvent>(`${TRACER}/audit/${eventNo}`)
 
-export const readStatus = (session: Session, eventNo: number) => session.json<EventStatus>(`${TRACER}/event-status/${eventNo}`)
+/** The event's status, and how many heartbeats it has in all (the status shows the first thousand). */
+export async function readStatus(session: Session, eventNo: number) {
+  const { body, headers } = await session.jsonWithHeaders<EventStatus>(`${TRACER}/event-status/${eventNo}`)
+  const total = Number(headers.get('x-heartbeats-total'))
+  return { status: body, heartbeatTotal: Number.isSafeInteger(total) && total > 0 ? total : body.heartbeats.length }
+}
 
 export const readHistory = (session: Session, eventNo: number) => session.json<TraceHistory>(`${TRACER}/history/${eventNo}`)

@@ -24,6 +24,8 @@ interface EventPanelProps {
 interface Details {
   audit: AuditedEvent
   status: EventStatus
+  /** The event's heartbeats in all, of which the status holds the first thousand. */
+  heartbeatTotal: number
   /** Null when the event has no stored trace, and so no history. */
   history: TraceHistory | null
 }
@@ -49,11 +51,11 @@ export function EventPanel({ session, eventNo, row, changes, onClose, onSessionE
     let current = true
     const read = async () => {
       try {
-        const [audit, status] = await Promise.all([readAudit(session, eventNo), readStatus(session, eventNo)])
+        const [audit, { status, heartbeatTotal }] = await Promise.all([readAudit(session, eventNo), readStatus(session, eventNo)])
         // Without a stored trace there is no history to ask for (the service would answer 404).
         const history = status.trace.update_timestamp > 0 || changes > 0 ? await readHistory(session, eventNo) : null
         if (!current) return
-        setDetails({ audit, status, history })
+        setDetails({ audit, status, heartbeatTotal, history })
         setError(undefined)
       } catch (failure) {
         if (!current) return
@@ -102,7 +104,7 @@ export function EventPanel({ session, eventNo, row, changes, onClose, onSessionE
           <Findings findings={shown.audit.findings} />
           <SiteStages audit={shown.audit} status={shown.status} />
           <Datatrail audit={shown.audit} status={shown.status} />
-          <Heartbeats status={shown.status} />
+          <Heartbeats status={shown.status} total={shown.heartbeatTotal} />
           <Timeline history={shown.history} />
         </>
       )}

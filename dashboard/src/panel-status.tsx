@@ -82,11 +82,12 @@ export function Datatrail({ audit, status }: { audit: AuditedEvent; status: Even
   )
 }
 
-/** The heartbeats the sites sent back, by heartbeat_id. */
-export function Heartbeats({ status }: { status: EventStatus }) {
+/** The heartbeats the sites sent back, by heartbeat_id: the first thousand of `total`. */
+export function Heartbeats({ status, total }: { status: EventStatus; total: number }) {
+  const shown = status.heartbeats.length
   return (
     <section aria-labelledby="heartbeats-title">
-      <h3 id="heartbeats-title">Heartbeats ({status.heartbeats.length})</h3>
+      <h3 id="heartbeats-title">Heartbeats ({shown < total ? `${total}; the first ${shown} shown` : shown})</h3>
       {status.heartbeats.length === 0 ? (
         <p class="muted">No site has sent a heartbeat for this event.</p>
       ) : (

@@ -85,9 +85,14 @@ export class Session {
 
   /** GET a JSON document; a non-2xx answer rejects with its envelope. */
   async json<T>(path: string, signal?: AbortSignal): Promise<T> {
+    return (await this.jsonWithHeaders<T>(path, signal)).body
+  }
+
+  /** The body and the headers, for reads whose headers say more (how many there are in all). */
+  async jsonWithHeaders<T>(path: string, signal?: AbortSignal): Promise<{ body: T; headers: Headers }> {
     const response = await this.fetch(path, signal === undefined ? {} : { signal })
     if (!response.ok) throw await apiError(response)
-    return (await response.json()) as T
+    return { body: (await response.json()) as T, headers: response.headers }
   }
 
   private current(): string {

@@ -11,7 +11,7 @@ import { numberOr, traceOutput } from './trace.js'
  */
 export function compileEventStatus(eventNo: number, parts: EventParts, sites: Sites) {
   const { event, trace, datatrail, heartbeats } = parts
-  if (event === null && trace === null && datatrail.length === 0 && heartbeats.length === 0) return null
+  if (event === null && trace === null && datatrail.length === 0 && parts.heartbeatTotal === 0) return null
   const traceOut = traceOutput(eventNo, trace, sites)
   const members = new Map(datatrail.map((item) => [item.member, item.value]))
   return {
@@ -24,8 +24,8 @@ export function compileEventStatus(eventNo: number, parts: EventParts, sites: Si
     update_timestamp: Math.max(
       event?.update_timestamp ?? 0,
       traceOut.update_timestamp,
-      ...datatrail.map((item) => item.update_timestamp),
-      ...heartbeats.map((heartbeat) => heartbeat.update_timestamp)
+      parts.heartbeatsUpdated,
+      ...datatrail.map((item) => item.update_timestamp)
     )
   }
 }

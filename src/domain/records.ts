@@ -80,6 +80,10 @@ export interface EventParts {
   trace: TraceRecord | null
   datatrail: DatatrailRecord[]
   heartbeats: HeartbeatRecord[]
+  /** The event's heartbeats in all, of which `heartbeats` may be the first few. */
+  heartbeatTotal: number
+  /** When the latest of all the event's heartbeats was stored (0: none), shown or not. */
+  heartbeatsUpdated: number
 }
 
 /** A position in (event time, event_no) order; pages continue strictly after (or before) it. */

@@ -45,6 +45,8 @@ async function security(fastify: FastifyInstance) {
       origin: origins,
       methods: ['GET', 'POST', 'PUT'],
       allowedHeaders: ['Authorization', 'Content-Type'],
+      // A page of a longer list says how many there are and where the rest are; a refusal, when to retry.
+      exposedHeaders: ['X-Total-Count', 'X-Heartbeats-Total', 'Link', 'Retry-After'],
       maxAge: 600
     })
   }

@@ -13,7 +13,8 @@ export type EndTurn = () => void
 
 /**
  * The queue every expensive read goes through: the pages of window reports (baseband callbacks,
- * the audit of a window, stage latency), `concurrency` at a time, shared fairly between users.
+ * the audit of a window, stage latency) and the reads of one event's parts (event status, its
+ * audit, its heartbeats and history), `concurrency` at a time, shared fairly between users.
  * Each user's pages wait in their own line and the lines take turns, so one user's sixty reports
  * delay another user's one by a page each, not by sixty reports. A turn given back passes to the
  * next after a turn of the event loop, so every other request is answered between two pages. A
@@ -23,11 +24,22 @@ export type EndTurn = () => void
  */
 export class FairTurns {
   #running = 0
+  /** Time spent in turns since the event loop last came round (its check phase). */
+  #spentThisRound = 0
+  #roundEndScheduled = false
   /** The waiting, by user; a Map keeps insertion order, so it is the round: a user served goes to its back. */
   readonly #lines = new Map<string, ((end: EndTurn) => void)[]>()
   #granting = false
 
-  constructor(readonly concurrency: number) {}
+  /**
+   * `roundBudgetMs`: turns given at once within one round of the event loop take at most about
+   * this long together; past it, turns wait in line and are given one round at a time, so requests
+   * that arrived meanwhile (a /health probe) are answered within a round.
+   */
+  constructor(
+    readonly concurrency: number,
+    readonly roundBudgetMs = ROUND_BUDGET_MS
+  ) {}
 
   /** Page reads under way. */
   get running(): number {
@@ -44,10 +56,13 @@ export class FairTurns {
   /** Resolves when `owner` may read one page; call the function it resolves to once the page is read. */
   turn(owner: string): Promise<EndTurn> {
     return new Promise((resolve) => {
-      if (this.#running < this.concurrency && this.#lines.size === 0 && !this.#granting) return resolve(this.#start())
+      const free = this.#running < this.concurrency && this.#lines.size === 0 && !this.#granting
+      if (free && this.#spentThisRound < this.roundBudgetMs) return resolve(this.#start())
       const line = this.#lines.get(owner)
       if (line === undefined) this.#lines.set(owner, [resolve])
       else line.push(resolve)
+      // Over budget with nothing running, no turn's end would give it: the next round does.
+      if (this.#running < this.concurrency) this.#grantSoon()
     })
   }
 
@@ -64,12 +79,24 @@ export class FairTurns {
   #start(): EndTurn {
     this.#running++
     let held = true
+    const started = performance.now()
     return () => {
       if (!held) return
       held = false
       this.#running--
+      this.#spend(performance.now() - started)
       this.#grantSoon()
     }
+  }
+
+  #spend(ms: number) {
+    this.#spentThisRound += ms
+    if (this.#roundEndScheduled) return
+    this.#roundEndScheduled = true
+    setImmediate(() => {
+      this.#roundEndScheduled = false
+      this.#spentThisRound = 0
+    })
   }
 
   #grantSoon() {
@@ -93,6 +120,13 @@ export class FairTurns {
     }
   }
 }
+
+/**
+ * Reads given at once in one round of the event loop before the rest wait for the next: small
+ * enough that a /health probe waits a few tens of milliseconds at most, large enough that a
+ * round of ordinary reads (a fraction of a millisecond each) never waits.
+ */
+export const ROUND_BUDGET_MS = 20
 
 /**
  * Pages read at once: one on SQLite, whose reads run on this thread (two at once would only take

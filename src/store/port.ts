@@ -8,6 +8,7 @@ import type {
   EventPosition,
   EventRecord,
   FeedTransition,
+  HeartbeatRecord,
   NewUserRecord,
   OutputRow,
   TraceRecord,
@@ -80,6 +81,8 @@ export interface TraceCollection {
   find(eventNo: number): Promise<TraceRecord | null>
   /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
   history(eventNo: number): Promise<TransitionRecord[]>
+  /** Part of that history: at most `limit` transitions from `offset` on, in the same order, and how many there are in all. */
+  historyPage(eventNo: number, offset: number, limit: number): Promise<{ transitions: TransitionRecord[]; total: number }>
   /**
    * Adds transitions recorded elsewhere to the history of traces that exist, in the order given,
    * without changing the traces (bulk loading: the demo data). Resolves to how many were added.
@@ -97,6 +100,11 @@ export interface DatatrailCollection {
 export interface HeartbeatCollection {
   /** Inserts heartbeats; a heartbeat_id already stored is left as it is. Resolves to the number new. */
   add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number>
+  /**
+   * One event's heartbeats with a heartbeat_id above `afterId` (all with null), at most `limit`, by
+   * heartbeat_id; how many the event has in all, and when the latest of them was stored (0: none).
+   */
+  page(eventNo: number, afterId: number | null, limit: number): Promise<HeartbeatPage>
 }
 
 /**
@@ -124,10 +132,20 @@ export interface FirstStart {
  */
 export type DemoSeeding = 'seeded' | 'holds-data' | 'not-awaited'
 
+/** Part of one event's heartbeats, and what is known of them all. */
+export interface HeartbeatPage {
+  heartbeats: HeartbeatRecord[]
+  total: number
+  latestUpdate: number
+}
+
 /** Reads that join several collections. */
 export interface StoreViews {
-  /** Everything stored of one event: from one snapshot where the store has snapshots. */
-  eventParts(eventNo: number): Promise<EventParts>
+  /**
+   * Everything stored of one event: from one snapshot where the store has snapshots. With
+   * `heartbeatLimit`, only that many heartbeats (the lowest heartbeat_ids); `heartbeatTotal` counts them all.
+   */
+  eventParts(eventNo: number, options?: { heartbeatLimit?: number }): Promise<EventParts>
   /**
    * Events of the window whose actions ask for baseband data, strictly after `after`, ascending by
    * (event time, event_no), at most `limit`: each as its baseband-callback element, with its trace

@@ -26,6 +26,14 @@ t.test('CORS only for the configured origins', async (t) => {
   t.equal(preflight.headers['access-control-allow-origin'], 'https://ops.example.org')
   t.match(preflight.headers['access-control-allow-headers'], /Authorization/)
 
+  const allowed = await app.inject({ url: '/version', headers: { origin: 'https://frb.example.org' } })
+  t.equal(allowed.headers['access-control-allow-origin'], 'https://frb.example.org')
+  t.equal(
+    allowed.headers['access-control-expose-headers'],
+    'X-Total-Count, X-Heartbeats-Total, Link, Retry-After',
+    'a page’s total and next link, and when to retry, are readable from the allowed origins'
+  )
+
   const foreign = await app.inject({ url: '/version', headers: { origin: 'https://evil.example' } })
   t.equal(foreign.statusCode, 200)
   t.notOk(foreign.headers['access-control-allow-origin'], 'another origin gets no CORS grant')

@@ -46,3 +46,24 @@ t.test('a free queue gives a turn at once; a busy one after a turn of the event 
   t.equal(turns.running, 0)
   t.equal(turns.waiting, 0)
 })
+
+t.test('past the budget of a round of the event loop, a free queue makes the next turn wait for the next round', async (t) => {
+  const turns = new FairTurns(1, 5)
+  const spin = (ms: number) => {
+    const until = performance.now() + ms
+    while (performance.now() < until);
+  }
+  await turns.run('a', async () => spin(10))
+  let granted = false
+  const next = turns.turn('b').then((end) => ((granted = true), end))
+  t.equal(turns.waiting, 1, 'the next turn waits though nothing runs')
+  await Promise.resolve()
+  t.notOk(granted, 'not within this round')
+  ;(await next)()
+  t.ok(granted, 'it is given in the next round')
+  // A new round starts with a fresh budget: a quick turn is given at once.
+  await new Promise((resolve) => setImmediate(resolve))
+  const quick = turns.turn('c')
+  t.equal(turns.waiting, 0, 'given at once')
+  ;(await quick)()
+})

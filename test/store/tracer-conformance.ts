@@ -200,7 +200,7 @@ export function tracerConformance(t: Test, open: OpenStore) {
 
   t.test('event parts: datatrail replaced by member, heartbeats by id once, one snapshot', async (t) => {
     const store = await open(t)
-    t.strictSame(await store.views.eventParts(1), { event: null, trace: null, datatrail: [], heartbeats: [] })
+    t.strictSame(await store.views.eventParts(1), { event: null, trace: null, datatrail: [], heartbeats: [], heartbeatTotal: 0, heartbeatsUpdated: 0 })
     await store.datatrail.put([
       { event_no: 1, member: 'kko_baseband', value: { registered: false }, update_timestamp: 10 },
       { event_no: 1, member: 'baseband', value: { registered: true }, update_timestamp: 11 },
@@ -221,5 +221,28 @@ export function tracerConformance(t: Test, open: OpenStore) {
       [5, 1, 30],
       [6, 1, 40]
     ])
+    t.equal(parts.heartbeatTotal, 3)
+    t.equal(parts.heartbeatsUpdated, 40)
+  })
+
+  t.test('heartbeats a part at a time: by id after the one given, with the total and the latest store time of them all', async (t) => {
+    const store = await open(t)
+    await store.heartbeats.add([heartbeat(9), heartbeat(3), heartbeat(7, 2)], 30)
+    await store.heartbeats.add([heartbeat(1), heartbeat(5)], 50)
+    await store.heartbeats.add([heartbeat(4)], 40)
+    const ids = (part: { heartbeats: { heartbeat: HeartbeatInput }[] }) => part.heartbeats.map((h) => h.heartbeat.heartbeat_id)
+    const first = await store.heartbeats.page(1, null, 2)
+    t.strictSame(ids(first), [1, 3])
+    t.equal(first.total, 5, 'the event’s heartbeats, not event 2’s')
+    t.equal(first.latestUpdate, 50)
+    t.strictSame(ids(await store.heartbeats.page(1, 3, 2)), [4, 5])
+    t.strictSame(ids(await store.heartbeats.page(1, 5, 2)), [9])
+    t.strictSame(await store.heartbeats.page(1, 9, 2), { heartbeats: [], total: 5, latestUpdate: 50 })
+    t.strictSame(await store.heartbeats.page(3, null, 2), { heartbeats: [], total: 0, latestUpdate: 0 })
+
+    const capped = await store.views.eventParts(1, { heartbeatLimit: 2 })
+    t.strictSame(ids(capped), [1, 3], 'event parts hold the first few')
+    t.equal(capped.heartbeatTotal, 5)
+    t.equal(capped.heartbeatsUpdated, 50, 'and know when the latest of all was stored')
   })
 }

@@ -2,7 +2,7 @@ import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mo
 import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
-import type { HeartbeatCollection } from '../port.js'
+import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
@@ -43,9 +43,13 @@ export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
     }
   }
 
-  /** The heartbeats of one event by heartbeat_id (for the views). */
-  async of(eventNo: number): Promise<HeartbeatRecord[]> {
-    const documents = await this.heartbeats.find({ event_no: eventNo }, { ...WITHOUT_ID, sort: { heartbeat_id: 1 } }).toArray()
-    return documents.map(toHeartbeatRecord)
+  async page(eventNo: number, afterId: number | null, limit: number): Promise<HeartbeatPage> {
+    const after = afterId === null ? {} : { heartbeat_id: { $gt: afterId } }
+    const [documents, total, [latest]] = await Promise.all([
+      this.heartbeats.find({ event_no: eventNo, ...after }, { ...WITHOUT_ID, sort: { heartbeat_id: 1 }, limit }).toArray(),
+      this.heartbeats.countDocuments({ event_no: eventNo }),
+      this.heartbeats.find({ event_no: eventNo }, { projection: { _id: 0, update_timestamp: 1 }, sort: { update_timestamp: -1 }, limit: 1 }).toArray()
+    ])
+    return { heartbeats: documents.map(toHeartbeatRecord), total, latestUpdate: numberIn(latest?.update_timestamp, 0) }
   }
 }

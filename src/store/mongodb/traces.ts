@@ -54,6 +54,15 @@ export class MongoTraces implements Adapter<TraceCollection> {
     return historyIn(document?.[HISTORY_FIELD])
   }
 
+  /**
+   * The history lives in the trace document, in the order written, and is put in `at` order on
+   * read, so the whole array is read (a document's 16 MB bounds it) and the page cut from it.
+   */
+  async historyPage(eventNo: number, offset: number, limit: number): Promise<{ transitions: TransitionRecord[]; total: number }> {
+    const transitions = await this.history(eventNo)
+    return { transitions: transitions.slice(offset, offset + limit), total: transitions.length }
+  }
+
   /** Each existing trace's transitions pushed in one update, all in one unordered bulk write. */
   async record(transitions: readonly FeedTransition[]): Promise<number> {
     const byEvent = new Map<number, FeedTransition[]>()

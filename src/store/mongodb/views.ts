@@ -38,15 +38,15 @@ export class MongoViews implements Adapter<StoreViews> {
   }
 
   /** Four indexed lookups at once; not one snapshot as on SQLite: the parts are independent documents. */
-  async eventParts(eventNo: number): Promise<EventParts> {
+  async eventParts(eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}): Promise<EventParts> {
     const { events, traces, datatrail, heartbeats } = this.tables
     const [event, trace, members, beats] = await Promise.all([
       events.find(eventNo),
       traces.find(eventNo),
       datatrail.of(eventNo),
-      heartbeats.of(eventNo)
+      heartbeats.page(eventNo, null, heartbeatLimit ?? Number.MAX_SAFE_INTEGER)
     ])
-    return { event, trace, datatrail: members, heartbeats: beats }
+    return { event, trace, datatrail: members, heartbeats: beats.heartbeats, heartbeatTotal: beats.total, heartbeatsUpdated: beats.latestUpdate }
   }
 
   /**

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
-import type { HeartbeatCollection } from '../port.js'
+import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
 
 /** Heartbeats, one row per heartbeat_id, the record as JSON. */
 export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
@@ -14,9 +14,12 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
         `INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, ?)
          ON CONFLICT (heartbeat_id) DO NOTHING`
       ),
-      of: db.prepare<[number], { doc: string; update_timestamp: number }>(
-        'SELECT doc, update_timestamp FROM heartbeats WHERE event_no = ? ORDER BY heartbeat_id'
-      )
+      page: db.prepare<[number, number, number], { doc: string; update_timestamp: number }>(
+        'SELECT doc, update_timestamp FROM heartbeats WHERE event_no = ? AND heartbeat_id > ? ORDER BY heartbeat_id LIMIT ?'
+      ),
+      count: db.prepare<[number], number>('SELECT COUNT(*) FROM heartbeats WHERE event_no = ?').pluck(),
+      // Alone in its statement, so that SQLite reads MAX from the end of the index range.
+      latestUpdate: db.prepare<[number], number | null>('SELECT MAX(update_timestamp) FROM heartbeats WHERE event_no = ?').pluck()
     }
   }
 
@@ -30,8 +33,13 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
     return added
   }
 
-  /** The heartbeats of one event by heartbeat_id (for the views). */
-  of(eventNo: number): HeartbeatRecord[] {
-    return this.statements.of.all(eventNo).map((row) => ({ heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp }))
+  /** Not in a transaction of its own: the views call it inside theirs, for one snapshot. */
+  page(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {
+    // heartbeat_id is at least 0, so -1 is before every one.
+    return { heartbeats: this.statements.page.all(eventNo, afterId ?? -1, limit).map(toRecord), total: this.statements.count.get(eventNo)!, latestUpdate: this.statements.latestUpdate.get(eventNo) ?? 0 }
   }
+}
+
+function toRecord(row: { doc: string; update_timestamp: number }): HeartbeatRecord {
+  return { heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp }
 }

@@ -83,5 +83,10 @@ export const migrations: readonly string[] = [
    ALTER TABLE traces ADD COLUMN output TEXT;
    DROP INDEX events_baseband_covering;
    CREATE INDEX events_baseband_heads ON events (timestamp_ms, event_no, callback_head) WHERE baseband_requested = 1;
-   CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`
+   CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
+
+  // event-status shows an event's first heartbeats and, from all of them, how many there are and
+  // when the latest was stored: without this index that last figure reads every row of the event
+  // (30 ms for 100,000 heartbeats); with it, one index seek.
+  `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`
 ]

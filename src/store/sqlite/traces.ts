@@ -83,6 +83,10 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
       ),
+      historyPage: db.prepare<[number, number, number], TransitionRecord>(
+        `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq LIMIT ? OFFSET ?`
+      ),
+      historyCount: db.prepare<[number], number>('SELECT COUNT(*) FROM transitions WHERE event_no = ?').pluck(),
       replace: db.prepare<[number, string, string]>(
         `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
          ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`
@@ -117,6 +121,13 @@ export class SqliteTraces implements Adapter<TraceCollection> {
 
   history(eventNo: number): TransitionRecord[] {
     return this.statements.history.all(eventNo)
+  }
+
+  historyPage(eventNo: number, offset: number, limit: number): { transitions: TransitionRecord[]; total: number } {
+    return this.db.transaction(() => ({
+      transitions: this.statements.historyPage.all(eventNo, limit, offset),
+      total: this.statements.historyCount.get(eventNo)!
+    }))()
   }
 
   record(transitions: readonly FeedTransition[]): number {

@@ -50,7 +50,7 @@ function byEvent<T>(rows: readonly T[], eventOf: (row: T) => number): Map<number
 export class SqliteViews implements Adapter<StoreViews> {
   private readonly callbacks
   private readonly window
-  readonly eventParts: (eventNo: number) => EventParts
+  readonly eventParts: (eventNo: number, options?: { heartbeatLimit?: number }) => EventParts
 
   constructor(
     db: Database.Database,
@@ -104,12 +104,18 @@ export class SqliteViews implements Adapter<StoreViews> {
       }))
     })
     // Four index lookups in one read transaction, so the parts come from one snapshot.
-    this.eventParts = db.transaction((eventNo: number) => ({
-      event: tables.events.find(eventNo),
-      trace: tables.traces.find(eventNo),
-      datatrail: tables.datatrail.of(eventNo),
-      heartbeats: tables.heartbeats.of(eventNo)
-    }))
+    this.eventParts = db.transaction((eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}) => {
+      // SQLite reads LIMIT -1 as no limit.
+      const heartbeats = tables.heartbeats.page(eventNo, null, heartbeatLimit ?? -1)
+      return {
+        event: tables.events.find(eventNo),
+        trace: tables.traces.find(eventNo),
+        datatrail: tables.datatrail.of(eventNo),
+        heartbeats: heartbeats.heartbeats,
+        heartbeatTotal: heartbeats.total,
+        heartbeatsUpdated: heartbeats.latestUpdate
+      }
+    })
   }
 
   windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): WindowEventParts[] {
