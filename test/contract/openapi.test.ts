@@ -91,6 +91,7 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
     `/v1/event-tracer/audit?${window}&verdict=contradiction&site=kko`,
     '/v1/event-tracer/audit/1',
     '/v1/event-tracer/history/1',
+    '/v1/event-tracer/heartbeats/1',
     `/v1/event-tracer/stage-latency?${window}`
   ]
   for (const url of reads) {
@@ -110,6 +111,7 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   await call(t, app, { url: '/v1/event-tracer/audit/x', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/history/404', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/history/x', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/heartbeats/1?limit=0', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/stage-latency?start_time_utc=2024-05-02', headers: reader })
 
   // The live stream: open (its first fragment is checked), refused beyond the user's share and

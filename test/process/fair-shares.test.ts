@@ -168,7 +168,6 @@ t.test('update-trace keeps at least half its rate while MAX_STREAMS live streams
   const { server, tokens } = await yearServer(t, [...users, 'pipeline'], {}, 1000)
   const writer = tokens.pipeline!
   await writeRate(server.url, writer, 2) // warms the service up
-  const alone = await writeRate(server.url, writer, 3)
 
   // Each of ten users, from an address of its own, holds its share of 100 streams: ten follow every
   // transition (a dashboard), thirty one site, sixty one event, as operators and monitors do.
@@ -180,13 +179,20 @@ t.test('update-trace keeps at least half its rate while MAX_STREAMS live streams
       i < 10 ? '/v1/event-tracer/stream' : i < 40 ? `/v1/event-tracer/stream?site=${sites[i % 4]}` : `/v1/event-tracer/stream?event_no=${900_000 + (i % 16)}`
     )
   }))
-  const closeStreams = await openStreams(t, server.url, clients)
-  const withStreams = await writeRate(server.url, writer, 3)
-  const read = await closeStreams()
-  const again = await writeRate(server.url, writer, 3)
-
-  const ratio = withStreams / ((alone + again) / 2)
-  t.comment(`update-trace: ${alone.toFixed(0)}/s and ${again.toFixed(0)}/s alone, ${withStreams.toFixed(0)}/s beside 1000 streams that read ${(read / 1e6).toFixed(0)} MB`)
+  // Three rounds of the rate alone, then beside the streams, and the median of their ratios: tap runs
+  // other test files beside this one, and a single pair of measurements takes their load as the streams' cost.
+  const rounds: { alone: number; withStreams: number }[] = []
+  let read = 0
+  for (let round = 0; round < 3; round++) {
+    const alone = await writeRate(server.url, writer, 2)
+    const closeStreams = await openStreams(t, server.url, clients)
+    const withStreams = await writeRate(server.url, writer, 2)
+    read += await closeStreams()
+    rounds.push({ alone, withStreams })
+  }
+  const ratios = rounds.map(({ alone, withStreams }) => withStreams / alone).sort((a, b) => a - b)
+  const ratio = ratios[1]!
+  t.comment(`update-trace alone and beside 1000 streams that read ${(read / 1e6).toFixed(0)} MB: ${rounds.map(({ alone, withStreams }) => `${alone.toFixed(0)}/s and ${withStreams.toFixed(0)}/s`).join('; ')}`)
   t.ok(read > 0, 'the streams were sent what they follow')
-  t.ok(ratio >= 0.5, `the writes kept ${(ratio * 100).toFixed(0)}% of their rate`)
+  t.ok(ratio >= 0.5, `the writes kept ${(ratio * 100).toFixed(0)}% of their rate (the median of three rounds)`)
 })

@@ -155,6 +155,8 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
   })
   const objectBodies = (valid: fc.Arbitrary<Record<string, unknown>>) => asBody(jsonBodies(valid, mutated(valid)))
   const cursorObject = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as Record<string, unknown>
+  /** A list's `limit`: 1 to 1000, and what is not. */
+  const partLimit = fc.oneof(fc.integer({ min: 1, max: 1000 }).map(String), fc.constantFrom('0', '1001', '-1', '1.5', '1e3', '1e400', 'Infinity', '-1e400', 'NaN', ''))
   const cursors = fc.oneof(
     fc.constant(cursor),
     mutated(fc.constant(cursorObject)).map((obj) => Buffer.from(jsonText(obj)).toString('base64url')),
@@ -218,7 +220,7 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
         known_source_name: fc.oneof(fc.constantFrom('EXT', 'B0329+54'), fc.string({ maxLength: 300 })),
         baseband_requested: fc.constantFrom('true', 'false', '1', '0', 'yes', '', 'TRUE'),
         order: fc.constantFrom('asc', 'desc', 'ASC', '', 'random'),
-        limit: fc.oneof(fc.integer({ min: 1, max: 1000 }).map(String), fc.constantFrom('0', '1001', '-1', '1.5', '1e3', '1e400', 'Infinity', '-1e400', 'NaN', '')),
+        limit: partLimit,
         cursor: cursors
       },
       body: fc.oneof(arrayBodies(event, 1000), ndjsonBodies(event))
@@ -237,7 +239,12 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     '/v1/event-tracer/audit/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/audit/${no}`) },
     '/v1/event-tracer/history/:event_no': {
       // Events 1 and 2 have traces (the second with a transition); most others have no history.
-      path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/history/${no}`)
+      path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/history/${no}`),
+      query: { offset: eventNoText, limit: partLimit }
+    },
+    '/v1/event-tracer/heartbeats/:event_no': {
+      path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/heartbeats/${no}`),
+      query: { after_heartbeat_id: eventNoText, limit: partLimit }
     },
     '/v1/event-tracer/stage-latency': { path: fc.constant('/v1/event-tracer/stage-latency'), query: windowQuery },
     '/v1/event-tracer/stream': {
@@ -418,6 +425,12 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
     if (order !== null && order !== 'asc' && order !== 'desc') return `query.order ${JSON.stringify(order)}`
     const flag = params.get('baseband_requested')
     if (flag !== null && flag !== 'true' && flag !== 'false') return `query.baseband_requested ${JSON.stringify(flag)}`
+  }
+
+  if (route.url === '/v1/event-tracer/heartbeats/:event_no' || route.url === '/v1/event-tracer/history/:event_no') {
+    const params = new URLSearchParams(query)
+    const limit = params.get('limit')
+    if (limit !== null && params.getAll('limit').length === 1 && !(Number.isInteger(Number(limit)) && Number(limit) >= 1 && Number(limit) <= 1000 && limit !== '')) return `query.limit ${JSON.stringify(limit)}`
   }
 
   if (route.url === '/v1/event-tracer/audit') {
