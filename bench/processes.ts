@@ -110,6 +110,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // What an operator runs: requests are logged at debug only, so info costs a request nothing.
     LOG_LEVEL: options.logLevel ?? 'info',
     AUTH_RATE_LIMIT: String(options.authRateLimit ?? 1_000_000),
+    // The bench's one user drives every connection of a window scenario: its share is the whole
+    // instance, so the scenarios measure the reads, not the per-client share (8 of 32 by default).
+    MAX_STREAMED_RESPONSES_PER_CLIENT: '32',
     WORKERS: String(options.workers ?? 1)
   }
   const child = track(

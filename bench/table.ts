@@ -61,7 +61,7 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
       `events from ${new Date(input.store.oldest).toISOString()} to ${new Date(input.store.newest).toISOString()}`,
     `- Method: ${input.rounds} interleaved rounds of ${input.roundSeconds} s per scenario after a warm-up; req/s, p50 and p99 from the ` +
       'median round by req/s; errors summed and RSS the highest over all rounds. Service: `tracer serve`, NODE_ENV=production, ' +
-      'LOG_LEVEL=info (the default; the bare route logs at warn), AUTH_RATE_LIMIT raised to 1,000,000 so the login scenario measures scrypt, not the limiter. ' +
+      'LOG_LEVEL=info (the default; the bare route logs at warn), AUTH_RATE_LIMIT raised to 1,000,000 so the login scenario measures scrypt, not the limiter, and MAX_STREAMED_RESPONSES_PER_CLIENT to 32 (the instance’s whole bound) since one user drives every connection. ' +
       'autocannon runs in the bench process on the same 2 cores: the CPU column gives the cores the service used on average ' +
       '(all its processes) and those the bench process used driving the load; the two cannot add up to more than the machine has, ' +
       'so with two workers the service gets what autocannon leaves, and its figure shows what a second process buys on this ' +

@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { createSigner, createVerifier, TokenError } from 'fast-jwt'
+import { createVerifier, TokenError } from 'fast-jwt'
 import { AccessClaimsSchema, type AccessClaims } from '../../schemas/auth.js'
 
 /** Exactly what probes and the Python client match on. */
@@ -29,44 +29,61 @@ const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
 const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
 /**
- * Issues and checks the service's access tokens, stateless (no store access), with fast-jwt's
- * signer and verifiers made once from one set of options. Verification results are cached (up to
- * 1000 tokens) until each token's own expiry, failures for ten minutes since a token that fails
- * cannot pass later, except one not valid yet: it passes from its nbf on, so that refusal is not
- * kept. Keyed by the token itself: fast-jwt's default key is a SHA-256 of it, which costs as much as
- * verifying.
+ * What fast-jwt checks of every access token, and how its verifier caches: the options of the
+ * verifier @fastify/jwt builds once (see src/infrastructure/authentication.ts). Results are cached
+ * (up to 1000 tokens) until each token's own expiry, failures for ten minutes since a token that
+ * fails cannot pass later, except one not valid yet: it passes from its nbf on, so that refusal is
+ * not kept. Keyed by the token itself: fast-jwt's default key is a SHA-256 of it, which costs as
+ * much as verifying.
+ */
+export function accessTokenChecks(settings: Pick<AccessTokenSettings, 'issuer'>) {
+  return {
+    algorithms: ['HS256' as const],
+    allowedIss: settings.issuer,
+    requiredClaims: ['user_id', 'exp', 'iat', 'iss'],
+    clockTolerance: 0
+  }
+}
+
+export function accessTokenCache() {
+  return {
+    cache: 1000,
+    cacheKeyBuilder: (token: string) => token,
+    errorCacheTTL: (error: TokenError) => (error.code === TokenError.codes.inactive ? 0 : 600_000)
+  }
+}
+
+/** The signer and the cached verifier of the access tokens, built once (by @fastify/jwt). */
+export interface TokenPrimitives {
+  sign(claims: AccessClaims): string
+  verify(token: string): unknown
+}
+
+/**
+ * Issues and checks the service's access tokens, stateless (no store access): the signer and
+ * verifier given do the JWT work, and this adds what the contract asks beyond it (typed claims,
+ * the canonical signature, iat not in the future) and its refusal reasons.
  */
 export class AccessTokens {
-  private readonly sign: (claims: AccessClaims) => string
-  private readonly verifyActive: (token: string) => unknown
-  /** The same checks but expiry: a refresh may present an expired access token. */
+  /** The same checks but expiry, uncached: a refresh may present an expired access token. */
   private readonly verifyAllowingExpired: (token: string) => unknown
 
-  constructor(private readonly settings: AccessTokenSettings) {
-    const checks = {
-      key: settings.secret,
-      algorithms: ['HS256' as const],
-      allowedIss: settings.issuer,
-      requiredClaims: ['user_id', 'exp', 'iat', 'iss'],
-      clockTolerance: 0
-    }
-    const errorCacheTTL = (error: TokenError) => (error.code === TokenError.codes.inactive ? 0 : 600_000)
-    this.sign = createSigner({ key: settings.secret, algorithm: 'HS256' })
-    this.verifyActive = withoutCacheKeyWarning(() =>
-      createVerifier({ ...checks, cache: 1000, cacheKeyBuilder: (token: string) => token, errorCacheTTL })
-    )
-    this.verifyAllowingExpired = createVerifier({ ...checks, ignoreExpiration: true })
+  constructor(
+    private readonly settings: AccessTokenSettings,
+    private readonly primitives: TokenPrimitives
+  ) {
+    this.verifyAllowingExpired = createVerifier({ key: settings.secret, ...accessTokenChecks(settings), ignoreExpiration: true })
   }
 
   issue(userId: string, nowMs = Date.now()): string {
     const iat = Math.floor(nowMs / 1000)
-    return this.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
+    return this.primitives.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
   }
 
   verify(token: string, { allowExpired = false, nowMs = Date.now() } = {}): VerifyResult {
     let payload: unknown
     try {
-      payload = allowExpired ? this.verifyAllowingExpired(token) : this.verifyActive(token)
+      payload = allowExpired ? this.verifyAllowingExpired(token) : this.primitives.verify(token)
     } catch (error) {
       return { ok: false, reason: reasonFor(error) }
     }
@@ -98,16 +115,17 @@ function reasonFor(error: unknown): string {
 
 /**
  * fast-jwt warns about any custom cache key, because one that collides could hand one user's
- * verified claims to another. The token itself cannot collide, so that one warning is dropped.
+ * verified claims to another. The token itself cannot collide, so that one warning is dropped
+ * while `create` builds the verifier.
  */
-function withoutCacheKeyWarning<T>(create: () => T): T {
+export async function withoutCacheKeyWarning(create: () => PromiseLike<unknown>): Promise<void> {
   const emitWarning = process.emitWarning.bind(process)
   process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
     if ((rest[0] as { code?: unknown } | undefined)?.code === 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK') return
     return (emitWarning as (...args: unknown[]) => void)(warning, ...rest)
   }
   try {
-    return create()
+    await create()
   } finally {
     process.emitWarning = emitWarning
   }

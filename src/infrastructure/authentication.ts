@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import fastifyJwt from '@fastify/jwt'
 import fp from 'fastify-plugin'
 import type { AccessClaims, Role } from '../../schemas/auth.js'
 import { authorizationAbsent, forbidden, invalidToken } from '../app-error.js'
-import { AccessTokens } from '../auth/access-tokens.js'
+import { accessTokenCache, accessTokenChecks, AccessTokens, withoutCacheKeyWarning } from '../auth/access-tokens.js'
 import { tokenOf } from '../auth/authorization-header.js'
 import { RoleCache } from '../auth/role-cache.js'
 
@@ -19,8 +20,12 @@ declare module 'fastify' {
     /** preHandler of write routes: the caller's current role (from the store) is at least `role`. */
     requireRole(role: Role): RequestHook
   }
-  interface FastifyRequest {
-    /** The claims of the request's access token, once an authenticate hook has passed it. */
+}
+
+declare module '@fastify/jwt' {
+  interface FastifyJWT {
+    payload: AccessClaims
+    /** `request.user`: the claims of the request's access token, once an authenticate hook has passed it. */
     user: AccessClaims
   }
 }
@@ -28,23 +33,32 @@ declare module 'fastify' {
 const rank: Record<Role, number> = { reader: 0, writer: 1, admin: 2 }
 
 /**
- * Decorates the token service and the hooks that use it. Tokens are signed and checked by fast-jwt
- * in src/auth/access-tokens.ts; @fastify/jwt's request path decoded every token twice, ran an async
- * waterfall and built a verifier per call for non-default options (a fifth of the req/s of a
- * direct verifier, measured), so the hooks call the verifier themselves.
+ * Registers @fastify/jwt once (the secret, HS256, the checks and the verification cache) and
+ * decorates the token service and the hooks that use it: `fastify.jwt.sign` issues the access
+ * tokens and the verifier the plugin builds once checks them in the onRequest hooks below.
+ * `request.jwtVerify` is not used: it decodes every token twice, runs an async waterfall and builds
+ * a verifier per call for non-default options (a fifth of the req/s of a direct verifier, measured).
  */
 async function authentication(fastify: FastifyInstance) {
   const { config, store } = fastify
   const secret = config.JWT_SECRET
   if (secret === undefined) throw new Error('JWT_SECRET must be resolved before the app is built')
-  const tokens = new AccessTokens({
+  const settings = {
     secret,
     issuer: config.JWT_ISSUER,
     ttlSeconds: config.ACCESS_TOKEN_TTL,
     issuedAtToleranceSeconds: config.TOKEN_IAT_TOLERANCE_S
-  })
+  }
+  // It also decorates request.user, which the hooks set.
+  await withoutCacheKeyWarning(() =>
+    fastify.register(fastifyJwt, {
+      secret,
+      sign: { algorithm: 'HS256' },
+      verify: { ...accessTokenChecks(settings), ...accessTokenCache() }
+    })
+  )
+  const tokens = new AccessTokens(settings, { sign: (claims) => fastify.jwt.sign(claims), verify: (token) => fastify.jwt.verify(token) })
   fastify.decorate('tokens', tokens)
-  fastify.decorateRequest('user', null as unknown as AccessClaims)
 
   // Callback hooks: the every-request path allocates no promise.
   const authenticateWith = (allowExpired: boolean) =>

@@ -50,3 +50,16 @@ t.test('refreshed tokens have the same shape', async (t) => {
   t.equal(payload.exp! - payload.iat!, 1800)
   t.strictSame(decodeProtectedHeader(response.json().access_token), { alg: 'HS256', typ: 'JWT' })
 })
+
+t.test('@fastify/jwt is registered once and does the JWT work: its signer issues what its verifier and the service accept', async (t) => {
+  const app = await build(t)
+  t.ok(app.hasPlugin('@fastify/jwt'), 'the plugin is registered')
+  const { access_token } = await userWithTokens(app, 'ana')
+  t.strictSame(app.jwt.verify(access_token), decodeJwt(access_token), 'the plugin’s verifier passes an issued token')
+  const now = Math.floor(Date.now() / 1000)
+  const signed = app.jwt.sign({ user_id: 'ana', exp: now + 60, iat: now, iss: app.config.JWT_ISSUER })
+  const verified = await app.inject({ url: '/auth/verify', headers: { authorization: signed } })
+  t.strictSame(verified.json(), { valid: true }, 'a token from fastify.jwt.sign is one of ours')
+  const foreign = app.jwt.sign({ user_id: 'ana', exp: now + 60, iat: now, iss: 'someone-else' })
+  t.equal((await app.inject({ url: '/auth/verify', headers: { authorization: foreign } })).statusCode, 401, 'with the checks registered: another issuer is refused')
+})
