@@ -10,10 +10,10 @@ const MAX_STREAMED_RESPONSES = 32
 const STALL_TIMEOUT_S = 2
 /**
  * How much the process's RSS may grow above the idle service's. The 32 responses that stalled
- * clients may hold keep one store page (about 0.1 MB) and 32 KiB of text each; the rest of the
- * growth is garbage from producing what the kernel buffers for them (about 3.6 MB each) within
- * a few seconds, which the young generation (32 MB) and the old space (grown 20% at a time, as
- * `npm start` has it) grow into before they are collected: about +40 MB here. Without the bound and
+ * clients may hold keep one store page (25 rows, about 25 KB of text) and 32 KiB of text each; the
+ * rest of the growth is garbage from producing what the kernel buffers for them (about 3.6 MB each)
+ * within a few seconds, which the old space (grown 20% at a time, as `npm start` has it) grows into
+ * before it is collected: +31 to +38 MB here on Node 20. Without the bound and
  * the back-pressure, the heap would grow by all the stalled clients leave unread, some 7 MB each.
  * (The idle figure itself is measured, not assumed: under tap, a child process also carries tap's
  * process-tracking loader, some 25 MB.)
