@@ -6,7 +6,8 @@ export const CHROMIUM = '/usr/bin/chromium'
 export const INSTALL_HINT = `Chromium is not installed at ${CHROMIUM}: install it with \`apt-get update && apt-get install -y chromium\``
 export const chromiumInstalled = () => existsSync(CHROMIUM)
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more command-line switches, such as `--host-resolver-rules`. */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -17,7 +18,8 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
       '--disable-background-networking',
       '--disable-component-update',
-      '--disable-sync'
+      '--disable-sync',
+      ...extraArgs
     ]
   })
 }
