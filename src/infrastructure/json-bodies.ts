@@ -8,9 +8,12 @@ import { fromRequest } from './request-input.js'
  * JSON bodies read strictly (see strict-json.ts): bytes that are not UTF-8, a member given twice,
  * a lone surrogate and a `__proto__` member are each refused with a 400 naming where they are,
  * rather than stored changed or called "not valid JSON". Fastify's own parser is replaced for
- * every route.
+ * every route. Fastify's text/plain parser goes too: no route reads text, and a text body would
+ * reach the schema as a string ("body must be object") instead of getting the 415 of any other
+ * unsupported type.
  */
 async function jsonBodies(fastify: FastifyInstance) {
+  fastify.removeContentTypeParser('text/plain')
   fastify.removeContentTypeParser('application/json')
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     const bytes = body as Buffer

@@ -46,6 +46,10 @@ t.test('bodies that are not acceptable JSON', async (t) => {
   const xml = await post('<credentials/>', 'application/xml')
   t.equal(xml.statusCode, 415)
   t.equal(xml.json().exception, 'UnsupportedMediaType')
+  // Fastify parses text/plain by default; this service reads none, so it is as unsupported as XML.
+  const text = await post('{"username": "ana", "password": "x"}', 'text/plain')
+  t.equal(text.statusCode, 415, 'text/plain is 415, not "body must be object"')
+  t.equal(text.json().exception, 'UnsupportedMediaType')
 
   const huge = await post(JSON.stringify({ username: 'ana', password: 'x'.repeat(2 * 1024 * 1024) }))
   t.equal(huge.statusCode, 413)
