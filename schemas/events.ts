@@ -78,7 +78,7 @@ export const EventQuerySchema = Type.Object({
   baseband_requested: Type.Optional(Type.Boolean({ description: 'Only events whose actions.want asks (true) or does not ask (false) for baseband data.' })),
   order: Type.Optional(StringEnum(['desc', 'asc'] as const, { default: 'desc', description: 'By event time, then event_no.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'From `next_cursor`; it carries the window, filters and order of the first page, so the other parameters are ignored.' }))
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'From `next_cursor`; it carries the window, filters and order of the first page, so those parameters are ignored; `limit` is not, and may change from page to page.' }))
 })
 export type EventQuery = Static<typeof EventQuerySchema>
 
