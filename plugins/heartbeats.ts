@@ -8,6 +8,14 @@ import { describePart } from '../src/infrastructure/list-parts.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 
 /**
+ * The read that gives an event's heartbeats after `afterId`: the `Link` of event-status and of each
+ * part here (with the part's own `limit`, when one was given).
+ */
+export function nextHeartbeatsPath(prefix: string, eventNo: number, afterId: number, limit?: number): string {
+  return `${prefix}/heartbeats/${eventNo}?after_heartbeat_id=${afterId}${limit === undefined ? '' : `&limit=${limit}`}`
+}
+
+/**
  * One event's heartbeats, a part at a time: event-status shows the first PART_LIMIT, and a site
  * may send many more, which no single response should hold.
  */
@@ -46,7 +54,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
       describePart(reply, {
         totalHeader: 'x-total-count',
         total: part.total,
-        next: part.heartbeats.length > limit ? `${fastify.prefix}/heartbeats/${event_no}?after_heartbeat_id=${last}&limit=${limit}` : null
+        next: part.heartbeats.length > limit && last !== undefined ? nextHeartbeatsPath(fastify.prefix, event_no, last, limit) : null
       })
       return shown.map((heartbeat) => heartbeatOutput(heartbeat.heartbeat))
     }

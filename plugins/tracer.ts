@@ -12,7 +12,7 @@ import { describePart } from '../src/infrastructure/list-parts.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { keysetPages } from '../src/store/pages.js'
 import audit from './audit.js'
-import heartbeats from './heartbeats.js'
+import heartbeats, { nextHeartbeatsPath } from './heartbeats.js'
 import history from './history.js'
 import stageLatency from './stage-latency.js'
 import traceStream from './trace-stream.js'
@@ -93,7 +93,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
       describePart(reply, {
         totalHeader: 'x-heartbeats-total',
         total: parts.heartbeatTotal,
-        next: more ? `${fastify.prefix}/heartbeats/${event_no}?after_heartbeat_id=${last}` : null
+        next: more ? nextHeartbeatsPath(fastify.prefix, event_no, last) : null
       })
       return status
     }

@@ -112,8 +112,8 @@ export const PartLimitSchema = Type.Integer({ minimum: 1, maximum: PART_LIMIT, d
 
 /** The response headers of a read that may give only part of a longer list. */
 export const partHeaders = (totalHeader: string, what: string) => ({
-  [totalHeader]: { type: 'integer', description: `How many ${what} there are in all.` },
-  Link: { type: 'string', description: 'Only when more follow: `<{path and query}>; rel="next"`, the read that gives the next part.' }
+  [totalHeader]: Type.Integer({ description: `How many ${what} there are in all.` }),
+  Link: Type.String({ description: 'Only when more follow: `<{path and query}>; rel="next"`, the read that gives the next part.' })
 })
 
 /** The path parameters of the routes about one event. */

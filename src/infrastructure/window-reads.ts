@@ -85,7 +85,7 @@ export class FairTurns {
       if (!held) return
       held = false
       this.#running--
-      this.#spend(performance.now() - started)
+      this.#spent += performance.now() - started
       this.#grantSoon()
     }
   }
@@ -96,10 +96,6 @@ export class FairTurns {
       this.#spent = 0
     }
     return this.#spent < this.budgetMs
-  }
-
-  #spend(ms: number) {
-    this.#spent += ms
   }
 
   #grantSoon() {

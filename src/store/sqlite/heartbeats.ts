@@ -33,10 +33,19 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
     return added
   }
 
-  /** Not in a transaction of its own: the views call it inside theirs, for one snapshot. */
+  /** One snapshot: the part, the count and the latest time agree even while heartbeats arrive. */
   page(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {
+    return this.db.transaction(() => this.readPage(eventNo, afterId, limit))()
+  }
+
+  /** `page` without a transaction of its own, for the views, which call it inside theirs. */
+  readPage(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {
     // heartbeat_id is at least 0, so -1 is before every one.
-    return { heartbeats: this.statements.page.all(eventNo, afterId ?? -1, limit).map(toRecord), total: this.statements.count.get(eventNo)!, latestUpdate: this.statements.latestUpdate.get(eventNo) ?? 0 }
+    return {
+      heartbeats: this.statements.page.all(eventNo, afterId ?? -1, limit).map(toRecord),
+      total: this.statements.count.get(eventNo)!,
+      latestUpdate: this.statements.latestUpdate.get(eventNo) ?? 0
+    }
   }
 }
 

@@ -106,7 +106,7 @@ export class SqliteViews implements Adapter<StoreViews> {
     // Four index lookups in one read transaction, so the parts come from one snapshot.
     this.eventParts = db.transaction((eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}) => {
       // SQLite reads LIMIT -1 as no limit.
-      const heartbeats = tables.heartbeats.page(eventNo, null, heartbeatLimit ?? -1)
+      const heartbeats = tables.heartbeats.readPage(eventNo, null, heartbeatLimit ?? -1)
       return {
         event: tables.events.find(eventNo),
         trace: tables.traces.find(eventNo),
