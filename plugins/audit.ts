@@ -5,7 +5,6 @@ import { notFound } from '../src/app-error.js'
 import { auditEvent } from '../src/domain/audit/audit-event.js'
 import { auditedEventRecord } from '../src/domain/audit/audited-event.js'
 import { WindowAudit } from '../src/domain/audit/window-audit.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import { requiredWindow } from '../src/domain/time-window.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { auditReportJson } from '../src/reports/audit-report.js'
@@ -72,7 +71,7 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request) => {
-      const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
+      const { event_no } = request.params
       const parts = await windowReads.run(request.user.user_id, () => store.views.eventParts(event_no))
       if (parts.event === null) throw notFound(`No event ${event_no}.`)
       const transitions = await windowReads.run(request.user.user_id, () => store.traces.history(event_no))

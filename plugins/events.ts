@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox'
 import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { eventInputSchema, eventPageSchema, EventQuerySchema, eventSchema, UpsertResultSchema } from '../schemas/events.js'
 import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import { eventOutput, toEventRecord } from '../src/domain/events.js'
 import { parseStrictJson, utf8Text } from '../src/domain/strict-json.js'
 import type { EventPageQuery } from '../src/domain/records.js'
@@ -86,10 +85,9 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: ref(eventSchema(sites), { description: 'The event.' }), ...errorResponses(400, 401, 404, 503) }
       }
     },
-    async ({ params }) => {
-      const eventNo = fromRequest(['path'], () => eventNoFromPath(params.event_no))
-      const event = await store.events.find(eventNo)
-      if (event === null) throw notFound(`No event ${eventNo}.`)
+    async ({ params: { event_no } }) => {
+      const event = await store.events.find(event_no)
+      if (event === null) throw notFound(`No event ${event_no}.`)
       return eventOutput(event, sites)
     }
   )

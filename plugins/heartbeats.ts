@@ -2,10 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, EventNoParamsSchema, PART_LIMIT, partHeaders, ref, tokenRoute } from '../schemas/common.js'
 import { HeartbeatPartQuerySchema, heartbeatSchema } from '../schemas/heartbeats.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import { heartbeatOutput } from '../src/domain/event-status.js'
 import { describePart } from '../src/infrastructure/list-parts.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
 
 /**
  * The read that gives an event's heartbeats after `afterId`: the `Link` of event-status and of each
@@ -45,7 +43,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request, reply) => {
-      const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
+      const { event_no } = request.params
       const { after_heartbeat_id = null, limit = PART_LIMIT } = request.query
       // One more than asked for says whether any follow.
       const part = await windowReads.run(request.user.user_id, () => store.heartbeats.page(event_no, after_heartbeat_id, limit + 1))

@@ -2,9 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorEnvelopeSchema, errorResponses, EventNoParamsSchema, PART_LIMIT, partHeaders, ref, tokenRoute } from '../schemas/common.js'
 import { HistoryQuerySchema, TraceHistorySchema } from '../schemas/history.js'
 import { notFound } from '../src/app-error.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import { describePart } from '../src/infrastructure/list-parts.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
 
 /** One trace's recorded changes. */
 const history: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -33,7 +31,7 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request, reply) => {
-      const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
+      const { event_no } = request.params
       const { offset = 0, limit = PART_LIMIT } = request.query
       const { transitions, total } = await windowReads.run(request.user.user_id, () => store.traces.historyPage(event_no, offset, limit))
       // Transitions are kept with their trace, so only an event without any needs the second read.

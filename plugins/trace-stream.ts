@@ -2,10 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { ErrorEnvelopeSchema, errorResponses, ref, tokenRoute } from '../schemas/common.js'
 import { StreamedTransitionSchema } from '../schemas/history.js'
 import { streamQuerySchema, TransitionMessageSchema } from '../schemas/stream.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import type { FeedTransition } from '../src/domain/records.js'
 import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '../src/infrastructure/event-stream.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
 import { ResponseSlots } from '../src/infrastructure/response-slots.js'
 
 export interface TraceStreamOptions {
@@ -72,8 +70,7 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
       }
     },
     async (request, reply) => {
-      const { event_no, site } = request.query
-      const eventNo = event_no === undefined ? undefined : fromRequest(['query'], () => eventNoFromPath(event_no))
+      const { event_no: eventNo, site } = request.query
       if (message === undefined) {
         const serialize = reply.compileSerializationSchema(transitionSchema) as (transition: FeedTransition) => string
         message = (transition) => sseMessage('transition', serialize(transition))

@@ -3,7 +3,6 @@ import { errorResponses, ref, StatusTrueSchema, tokenRoute } from '../schemas/co
 import { DatatrailMemberSchema, datatrailParamsSchema } from '../schemas/datatrail.js'
 import { heartbeatBatchSchema } from '../schemas/heartbeats.js'
 import { createTraceRequestSchema, updateTraceRequestSchema } from '../schemas/trace.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import { updatedKey } from '../src/domain/trace.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { CLASSIFICATION_STAGE } from '../src/vocabulary.js'
@@ -81,9 +80,8 @@ const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
         body: ref(DatatrailMemberSchema)
       }
     },
-    async ({ params, body }) => {
-      const event_no = fromRequest(['path'], () => eventNoFromPath(params.event_no))
-      await store.datatrail.put([{ event_no, member: params.member, value: body, update_timestamp: nowSeconds() }])
+    async ({ params: { event_no, member }, body }) => {
+      await store.datatrail.put([{ event_no, member, value: body, update_timestamp: nowSeconds() }])
       return STORED
     }
   )

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox'
 import { errorResponses, windowReportRefusals, EventNoParamsSchema, PART_LIMIT, partHeaders, ref, tokenRoute } from '../schemas/common.js'
 import { eventStatusSchema } from '../schemas/event-status.js'
 import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js'
-import { eventNoFromPath } from '../src/domain/event-no.js'
 import { compileEventStatus } from '../src/domain/event-status.js'
 import { requiredWindow } from '../src/domain/time-window.js'
 import { notFound } from '../src/app-error.js'
@@ -84,7 +83,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
       }
     },
     async (request, reply) => {
-      const event_no = fromRequest(['path'], () => eventNoFromPath(request.params.event_no))
+      const { event_no } = request.params
       const parts = await windowReads.run(request.user.user_id, () => store.views.eventParts(event_no, { heartbeatLimit: PART_LIMIT }))
       const status = compileEventStatus(event_no, parts, sites)
       if (status === null) throw notFound(`No event, trace, datatrail or heartbeat is known for event ${event_no}.`)

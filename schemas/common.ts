@@ -89,20 +89,17 @@ export const TIME_FORMAT_DESCRIPTION =
   'replace the `T`, as Python writes it) with `Z`, a `±HH:MM` offset (hours 00-23, minutes 00-59), or no ' +
   'zone (UTC). Fractions beyond milliseconds are dropped.'
 
-export const EventNoSchema = Type.Integer({
-  minimum: 0,
-  maximum: Number.MAX_SAFE_INTEGER,
-  description: 'Event number: an integer from 0 to 2^53-1.'
-})
+/** Every event number, wherever it is written: from 0 to 2^53-1, which a double holds exactly. */
+export const EVENT_NO_BOUNDS = { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
+
+export const EventNoSchema = Type.Integer({ ...EVENT_NO_BOUNDS, description: 'Event number: an integer from 0 to 2^53-1.' })
 
 /**
- * An event number in a path. Kept a string so that only plain decimal digits pass ("0x10", "1e3"
- * and "12.0" are numbers to a coercing validator, not event numbers); eventNoFromPath converts it.
+ * An event number in a path or a query: the same integer as in a body, so that generated clients
+ * and validating proxies read one type. The validator of URL values (schema-compilers.ts) takes only
+ * plain decimal digits for an integer, so "0x10", "1e3", "01" and "12.0" stay 400s.
  */
-export const EventNoPathSchema = Type.String({
-  pattern: '^(0|[1-9][0-9]{0,15})$',
-  description: 'Event number: an integer from 0 to 2^53-1, in decimal.'
-})
+export const EventNoPathSchema = Type.Integer({ ...EVENT_NO_BOUNDS, description: 'Event number: an integer from 0 to 2^53-1, in decimal.' })
 
 /** Most items one read of a list about one event gives; the rest are read in further parts. */
 export const PART_LIMIT = 1000

@@ -1,17 +1,12 @@
 import { Type } from '@sinclair/typebox'
 import type { Sites } from '../src/vocabulary.js'
-import { EventNoPathSchema, ref, StringEnum } from './common.js'
+import { EVENT_NO_BOUNDS, ref, StringEnum } from './common.js'
 import { StreamedTransitionSchema } from './history.js'
 
 /** The filters of the live trace stream; without them it carries every transition. */
 export const streamQuerySchema = (sites: Sites) =>
   Type.Object({
-    event_no: Type.Optional(
-      Type.String({
-        pattern: EventNoPathSchema.pattern,
-        description: 'Only the transitions of this event: an integer from 0 to 2^53-1, in decimal.'
-      })
-    ),
+    event_no: Type.Optional(Type.Integer({ ...EVENT_NO_BOUNDS, description: 'Only the transitions of this event: an integer from 0 to 2^53-1, in decimal.' })),
     site: Type.Optional(
       StringEnum(sites.names, {
         description: 'Only the transitions of keys at this site (`stages/{stage}/sites/{site}`); `stages/tsar_classification` is at no site.'

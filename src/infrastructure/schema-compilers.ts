@@ -75,20 +75,25 @@ export const buildValidator: BuildCompilerFromPool = (externalSchemas, options) 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
 const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
+/** An integer as people write one: no sign on zero, no leading zeros, no fraction or exponent. */
+const DECIMAL_INTEGER = /^(0|-?[1-9]\d*)$/
 
 /**
  * Ajv coerces any text `+x` reads as a number: "0x10", " 5", "Infinity", and "1e400" (which is
- * Infinity and then passes `maximum`). A numeric query or path value must be a finite decimal.
+ * Infinity and then passes `maximum`). A numeric query or path value must be a finite decimal, and
+ * an integer one plain digits: "1e3", "01" and "12.0" name the same number only to a coercing validator.
  */
 function decimalNumbersOnly(schema: unknown, validate: Validate): Validate {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
-  const numeric = Object.keys(properties).filter((name) => ['number', 'integer'].includes(String(properties[name]?.type)))
+  const numeric = Object.entries(properties).flatMap(([name, property]) =>
+    property.type === 'integer' ? [{ name, form: DECIMAL_INTEGER, what: 'an integer in decimal digits' }] : property.type === 'number' ? [{ name, form: DECIMAL, what: 'a finite decimal number' }] : []
+  )
   if (numeric.length === 0) return validate
   const checked: Validate = (data) => {
-    for (const name of numeric) {
+    for (const { name, form, what } of numeric) {
       const value = (data as Record<string, unknown> | undefined)?.[name]
-      if (typeof value === 'string' && !(DECIMAL.test(value) && Number.isFinite(Number(value)))) {
-        checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message: 'must be a finite decimal number' }]
+      if (typeof value === 'string' && !(form.test(value) && Number.isFinite(Number(value)))) {
+        checked.errors = [{ instancePath: `/${name}`, keyword: 'type', params: {}, message: `must be ${what}` }]
         return false
       }
     }

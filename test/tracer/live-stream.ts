@@ -113,7 +113,7 @@ t.test('a bad filter is 400 naming the parameter; no token is 401; nothing is st
     ['event_no=01', /^query\.event_no /],
     ['event_no=', /^query\.event_no /],
     ['event_no=abc', /^query\.event_no /],
-    ['event_no=9007199254740992', /^query\.event_no must be at most 9007199254740991/],
+    ['event_no=9007199254740992', /^query\.event_no must be <= 9007199254740991$/],
     ['event_no=1&event_no=2', /^query\.event_no /],
     ['site=nowhere', /^query\.site must be one of chime, kko, gbo, hco$/],
     ['site=KKO', /^query\.site /],
