@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { ErrorEnvelopeSchema, errorResponses, ref, tokenRoute } from '../schemas/common.js'
+import { errorResponse, errorResponses, ref, tokenRoute } from '../schemas/common.js'
 import { StreamedTransitionSchema } from '../schemas/history.js'
 import { streamQuerySchema, TransitionMessageSchema } from '../schemas/stream.js'
 import type { FeedTransition } from '../src/domain/records.js'
@@ -60,12 +60,11 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
             content: { 'text/event-stream': { schema: TransitionMessageSchema } }
           },
           ...errorResponses(400, 401),
-          429: ref(ErrorEnvelopeSchema, {
-            description: 'TooManyRequests: the user or the client address holds MAX_STREAMS_PER_CLIENT streams of this instance already (with `Retry-After`).'
-          }),
-          503: ref(ErrorEnvelopeSchema, {
-            description: `ServiceUnavailable: MAX_STREAMS streams are open in this instance already (with \`Retry-After\`), or the store is unreachable.`
-          })
+          429: errorResponse(
+            429,
+            'TooManyRequests: the user or the client address holds MAX_STREAMS_PER_CLIENT streams of this instance already; wait `Retry-After` seconds.'
+          ),
+          503: errorResponse(503, 'ServiceUnavailable: MAX_STREAMS streams are open in this instance already, or the store is unreachable; wait `Retry-After` seconds.')
         }
       }
     },

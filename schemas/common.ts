@@ -59,28 +59,41 @@ const errorDescriptions = {
   413: 'PayloadTooLarge: the body is over the limit.',
   415: 'UnsupportedMediaType: send `application/json`.',
   429: 'TooManyRequests: wait `Retry-After` seconds.',
-  503: 'ServiceUnavailable: the store is unreachable; the service recovers by itself.'
+  503: 'ServiceUnavailable: the store is unreachable; wait `Retry-After` seconds, the service recovers by itself.'
 } as const
+
+/** The statuses that always say when to try again: each 429 and 503 carries `Retry-After`. */
+const retryLater = new Set<number>([429, 503])
+
+/** The envelope of an error status, with the `Retry-After` header where the status sends one. */
+export function errorResponse(status: number, description: string) {
+  return ref(ErrorEnvelopeSchema, {
+    description,
+    ...(retryLater.has(status)
+      ? { headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' }) } }
+      : {})
+  })
+}
 
 /** Response entries for the error statuses a route can produce, all with the one envelope. */
 export function errorResponses<const S extends readonly (keyof typeof errorDescriptions)[]>(...statuses: S) {
-  return Object.fromEntries(
-    statuses.map((status) => [status, ref(ErrorEnvelopeSchema, { description: errorDescriptions[status] })])
-  ) as { [K in S[number]]: ReturnType<typeof ref<typeof ErrorEnvelopeSchema>> }
+  return Object.fromEntries(statuses.map((status) => [status, errorResponse(status, errorDescriptions[status])])) as {
+    [K in S[number]]: ReturnType<typeof ref<typeof ErrorEnvelopeSchema>>
+  }
 }
 
 /** The refusals of a window report (baseband callbacks, the audit of a window, stage latency), beside the common ones. */
 export const windowReportRefusals = {
-  429: ref(ErrorEnvelopeSchema, {
-    description:
-      'TooManyRequests: the user, or the client address, holds MAX_STREAMED_RESPONSES_PER_CLIENT window reports of this instance ' +
+  429: errorResponse(
+    429,
+    'TooManyRequests: the user, or the client address, holds MAX_STREAMED_RESPONSES_PER_CLIENT window reports of this instance ' +
       'already; wait `Retry-After` seconds.'
-  }),
-  503: ref(ErrorEnvelopeSchema, {
-    description:
-      'ServiceUnavailable: the store is unreachable, or MAX_STREAMED_RESPONSES window reports are in flight in this instance ' +
-      '(with `Retry-After`); the service recovers by itself.'
-  })
+  ),
+  503: errorResponse(
+    503,
+    'ServiceUnavailable: the store is unreachable, or MAX_STREAMED_RESPONSES window reports are in flight in this instance; ' +
+      'wait `Retry-After` seconds, the service recovers by itself.'
+  )
 }
 
 /** The time forms of windows and event times, as parseUtcTime reads them. */

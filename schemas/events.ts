@@ -72,12 +72,12 @@ export const eventPageSchema = (sites: Sites) =>
 export const EventQuerySchema = Type.Object({
   start_time_utc: Type.Optional(Type.String({ description: `Start of the window (inclusive). ${TIME_FORMAT_DESCRIPTION}` })),
   end_time_utc: Type.Optional(Type.String({ description: 'End of the window (exclusive). Neither bound: the last 7 days; only a start: up to now; only an end: the 7 days before it.' })),
-  min_snr: Type.Optional(Type.Number()),
-  max_snr: Type.Optional(Type.Number()),
-  known_source_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  min_snr: Type.Optional(Type.Number({ description: 'Only events with at least this signal-to-noise ratio.' })),
+  max_snr: Type.Optional(Type.Number({ description: 'Only events with at most this signal-to-noise ratio.' })),
+  known_source_name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only events of this known source, matched exactly.' })),
   baseband_requested: Type.Optional(Type.Boolean({ description: 'Only events whose actions.want asks (true) or does not ask (false) for baseband data.' })),
   order: Type.Optional(StringEnum(['desc', 'asc'] as const, { default: 'desc', description: 'By event time, then event_no.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Events a page.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'From `next_cursor`; it carries the window, filters and order of the first page, so those parameters are ignored; `limit` is not, and may change from page to page.' }))
 })
 export type EventQuery = Static<typeof EventQuerySchema>

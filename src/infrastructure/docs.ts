@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { packageVersion } from '../package-info.js'
+import { completeDocument, type OpenApiDocument } from './openapi-document.js'
 
 /** The OpenAPI document, built from the route schemas, and the interactive docs at /docs. */
 async function docs(fastify: FastifyInstance) {
@@ -15,17 +16,19 @@ async function docs(fastify: FastifyInstance) {
         description:
           'Access tokens for the pipeline, the list of detected events, and the baseband event tracer: ' +
           'how far every processing stage got at every site. Every non-2xx response is the error envelope.',
-        license: { name: 'MIT', identifier: 'MIT' },
+        // OpenAPI 3.1 takes an SPDX `identifier` or a `url`, not both: the url is what every linter reads.
+        license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
         contact: { name: 'frb-tracer maintainers' }
       },
       // Relative: the service that serves this document, wherever it is deployed (and /docs calls it).
       servers: [{ url: '/', description: 'The service that serves this document.' }],
+      // In alphabetical order, as tools that list them expect.
       tags: [
-        { name: 'auth', description: 'Access and refresh tokens' },
-        { name: 'tracer', description: 'Baseband callbacks, event status, and the pipeline’s trace writes' },
         { name: 'audit', description: 'Traces held against datatrail, heartbeats and the clock; trace history and stage latency' },
+        { name: 'auth', description: 'Access and refresh tokens' },
         { name: 'events', description: 'Detected events' },
-        { name: 'service', description: 'Service routes without a token' }
+        { name: 'service', description: 'Service routes without a token' },
+        { name: 'tracer', description: 'Baseband callbacks, event status, and the pipeline’s trace writes' }
       ],
       components: {
         securitySchemes: {
@@ -38,6 +41,10 @@ async function docs(fastify: FastifyInstance) {
         }
       }
     },
+    // The service answers HEAD wherever it answers GET (Fastify's exposeHeadRoutes); the document says so.
+    exposeHeadRoutes: true,
+    transformObject: (document) =>
+      'openapiObject' in document ? (completeDocument(document.openapiObject as OpenApiDocument) as typeof document.openapiObject) : document.swaggerObject,
     // Components are named by their $id, so openapi.yaml says `$ref: '#/components/schemas/TokenPair'`.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`)

@@ -14,10 +14,10 @@ export interface Operation {
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>
 }
 interface Document {
-  info: { license?: { name: string; identifier?: string } }
+  info: { license?: { name: string; url?: string } }
   servers?: { url: string }[]
   paths: Record<string, Record<string, Operation>>
-  components: { schemas: Record<string, unknown> }
+  components: { schemas: Record<string, unknown>; responses: Record<string, unknown> }
 }
 export const document = parse(readFileSync('openapi.yaml', 'utf8')) as Document
 
@@ -68,6 +68,9 @@ export async function call(
 ): Promise<LightMyRequestResponse> {
   const response = await app.inject(options)
   const method = (options.method ?? 'GET').toString().toUpperCase()
+  // Each GET is asked again as HEAD (an open stream is asked for once by itself): the same status
+  // and headers, no body.
+  if (method === 'GET' && options.payloadAsStream !== true) await callHead(t, app, options, response)
   const path = options.url.split('?', 1)[0]!
   const template = templates.find(({ pattern }) => pattern.test(path))?.template
   const label = `${method} ${template ?? path} ${response.statusCode}`
@@ -88,4 +91,39 @@ export async function call(
     mediaType === 'application/json' ? response.json() : mediaType === 'text/event-stream' ? await firstMessage(response, afterOpen) : response.body
   t.ok(validate(body), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
   return response
+}
+
+/** HEAD after a GET: the status the GET got, declared for HEAD too, its content type and no body. */
+export async function callHead(t: Test, app: App, options: InjectOptions & { url: string }, get?: LightMyRequestResponse) {
+  const head = await app.inject({ ...options, method: 'HEAD' })
+  const path = options.url.split('?', 1)[0]!
+  const template = templates.find(({ pattern }) => pattern.test(path))?.template ?? path
+  const label = `HEAD ${template} ${head.statusCode}`
+  if (document.paths[template]?.head?.responses[head.statusCode] === undefined) return (t.fail(`${label} is not declared in openapi.yaml`), head)
+  exercised.add(label)
+  if (get !== undefined) {
+    t.equal(head.statusCode, get.statusCode, `${label}: the status of GET`)
+    t.equal(head.headers['content-type'], get.headers['content-type'], `${label}: the content type of GET`)
+  }
+  t.equal(head.body, '', `${label}: no body`)
+  return head
+}
+
+/**
+ * The refusals the document declares for every operation by reference (`#/components/responses/…`):
+ * Node's HTTP parser answers them before a route is chosen, so one real answer of each stands for all.
+ */
+export function checkConnectionRefusal(t: Test, component: string, answer: { statusCode: number | undefined; headers: Record<string, string>; body: string }) {
+  const validate = ajv.getSchema('openapi.yaml#/' + pointer('components', 'responses', component, 'content', 'application/json', 'schema'))
+  if (validate === undefined) return t.fail(`openapi.yaml has no response ${component}`)
+  t.match(answer.headers['content-type'], /^application\/json/, `${component}: the envelope's content type`)
+  t.ok(validate(JSON.parse(answer.body)), `${component} matches openapi.yaml`, { errors: validate.errors, body: answer.body })
+  const reference = `#/components/responses/${component}`
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if ((response as { $ref?: string }).$ref === reference && String(answer.statusCode) === status) exercised.add(`${method.toUpperCase()} ${path} ${status}`)
+      }
+    }
+  }
 }

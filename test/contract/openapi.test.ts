@@ -3,7 +3,9 @@ import t from 'tap'
 import { generateOpenApiYaml } from '../../src/openapi.js'
 import { toEventRecord } from '../../src/domain/events.js'
 import { addUser, build, expiredToken, userWithTokens } from '../helper.js'
-import { call, declared, exercised } from './contract.js'
+import { connect } from 'node:net'
+import { listen, parseRaw, rawRequest } from '../security/hostile.js'
+import { call, callHead, checkConnectionRefusal, declared, exercised } from './contract.js'
 
 const json = { 'content-type': 'application/json' }
 const tooLarge = 'x'.repeat(2 * 1024 * 1024)
@@ -122,6 +124,8 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   const streamAdmin = { authorization: (await userWithTokens(streaming, 'root', 'admin')).access_token }
   const update = { event: 1, site: 'kko', stage: 'baseband_conversion', status: 'complete' }
   const afterOpen = () => streaming.inject({ method: 'POST', url: '/v1/event-tracer/update-trace', headers: streamWriter, payload: update })
+  // HEAD answers at once with the stream's headers and frees its slot.
+  await callHead(t, streaming, { url: '/v1/event-tracer/stream?site=kko', headers: streamReader })
   const stream = await call(t, streaming, { url: '/v1/event-tracer/stream?site=kko', headers: streamReader, payloadAsStream: true, afterOpen })
   t.equal(stream.statusCode, 200)
   t.equal((await call(t, streaming, { url: '/v1/event-tracer/stream', headers: streamReader })).statusCode, 429)
@@ -154,6 +158,29 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   for (const [method, url, payload] of writes) {
     await call(t, app, { method: method, url, headers: writer, payload: payload as object })
   }
+})
+
+/** Writes `request` and waits, however long the server takes, for its answer and the close. */
+function answerWhenClosed(port: number, request: string) {
+  return new Promise<ReturnType<typeof parseRaw>>((resolve) => {
+    const chunks: Buffer[] = []
+    const socket = connect({ port, host: '127.0.0.1' }, () => socket.write(request))
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    socket.on('error', () => {})
+    socket.on('close', () => resolve(parseRaw(Buffer.concat(chunks).toString('latin1'))))
+  })
+}
+
+t.test('the refusals made before any route is chosen, over a real connection, match the responses every operation refers to', async (t) => {
+  const app = await build(t, { REQUEST_TIMEOUT_MS: '1000' })
+  const port = await listen(app)
+  const tooLong = await rawRequest(port, `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20 * 1024)}\r\nConnection: close\r\n\r\n`)
+  t.equal(tooLong.statusCode, 431)
+  checkConnectionRefusal(t, 'RequestHeaderFieldsTooLarge', tooLong)
+  // A body that stops arriving: the answer comes once REQUEST_TIMEOUT_MS have passed.
+  const stalled = await answerWhenClosed(port, 'POST /auth HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1024\r\n\r\n{')
+  t.equal(stalled.statusCode, 408)
+  checkConnectionRefusal(t, 'RequestTimeout', stalled)
 })
 
 t.test('every status openapi.yaml declares was produced and checked above', async (t) => {
