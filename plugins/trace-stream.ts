@@ -56,7 +56,11 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
         querystring: streamQuerySchema(config.TRACER_SITES),
         response: {
           200: {
-            description: 'The stream; it ends only when the client or the service closes it.',
+            description:
+              'The stream; it ends only when the client or the service closes it. The status, the headers and a `: stream open` comment ' +
+              'leave at once, before any transition. A proxy in front must pass the stream through unbuffered, as the response asks ' +
+              '(`Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`); a proxy that reads whole responses before passing ' +
+              'them on (a validating proxy such as Prism) holds the stream until it ends.',
             content: { 'text/event-stream': { schema: TransitionMessageSchema } }
           },
           ...errorResponses(400, 401),
@@ -93,8 +97,9 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
           }
         }
       })
-      // No proxy may hold the messages back: nginx reads X-Accel-Buffering, the others Cache-Control.
-      reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache').header('x-accel-buffering', 'no')
+      // No proxy may hold the messages back or compress them (which buffers): nginx reads
+      // X-Accel-Buffering, the others Cache-Control.
+      reply.type('text/event-stream; charset=utf-8').header('cache-control', 'no-cache, no-transform').header('x-accel-buffering', 'no')
       return streamedResponses.send(reply, stream, { slots, openEnded: true, dropped: dropped.signal })
     }
   )

@@ -15,7 +15,9 @@ async function docs(fastify: FastifyInstance) {
         version: packageVersion,
         description:
           'Access tokens for the pipeline, the list of detected events, and the baseband event tracer: ' +
-          'how far every processing stage got at every site. Every non-2xx response is the error envelope.',
+          'how far every processing stage got at every site. Every non-2xx response is the error envelope. ' +
+          'A method a path does not offer is answered 405 MethodNotAllowed, with `Allow` naming those it does; ' +
+          'HEAD is answered wherever GET is.',
         // OpenAPI 3.1 takes an SPDX `identifier` or a `url`, not both: the url is what every linter reads.
         license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
         contact: { name: 'frb-tracer maintainers' }

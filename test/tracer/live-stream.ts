@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { connect } from 'node:net'
 import t from 'tap'
 import traceStream from '../../plugins/trace-stream.js'
 import { siteOfKey, transitionFilter } from '../../src/domain/transition-filter.js'
@@ -56,7 +57,7 @@ t.test('each stream gets every transition its filters let through, as standard S
     event3: await openStream(app, reader, '?event_no=3')
   }
   t.equal(streams.all.response.statusCode, 200)
-  t.match(streams.all.response.headers, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
+  t.match(streams.all.response.headers, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' })
 
   const writes: [number, string, string, string][] = [
     [1, 'kko', 'baseband_conversion', 'incomplete'],
@@ -229,4 +230,24 @@ t.test('the hub reads while a stream is open and stops with the last; closing th
   for (const { client } of streams) t.equal(await client.ended, 'end', 'the body ended as a complete response')
   t.equal(app.transitionHub.polling, false)
   t.equal(app.transitionHub.listeners, 0)
+})
+
+t.test('over a real connection, the status, headers and opening comment leave at once, before any transition', async (t) => {
+  const { app, reader } = await tracerApp(t)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as { port: number }
+  const socket = connect({ port, host: '127.0.0.1' })
+  t.teardown(() => socket.destroy())
+  socket.write(`GET ${STREAM} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${reader}\r\nAccept-Encoding: gzip, br\r\n\r\n`)
+  // Nothing is written to the store: whatever arrives was sent when the stream opened.
+  let received = ''
+  socket.on('data', (chunk: Buffer) => void (received += chunk.toString('latin1')))
+  await untilTrue(() => received.includes(': stream open\n\n'), 'the opening comment arrives', 5000)
+  const [head = '', body = ''] = received.split('\r\n\r\n')
+  t.match(head, /^HTTP\/1\.1 200 /)
+  t.match(head, /\r\ncontent-type: text\/event-stream; charset=utf-8\r\n/i)
+  t.match(head, /\r\ncache-control: no-cache, no-transform\r\n/i)
+  t.match(head, /\r\nx-accel-buffering: no\r\n/i)
+  t.notMatch(head, /content-encoding/i, 'not compressed, even when the client would take it')
+  t.match(body, /^[0-9a-f]+\r\n: stream open\n\n\r\n$/, 'the opening comment, in a chunk of its own')
 })
