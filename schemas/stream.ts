@@ -25,7 +25,7 @@ export const TransitionMessageSchema = Type.Object(
   },
   {
     description:
-      'Server-sent events, UTF-8. Each transition is one message: a line `event: transition`, a line `data: ` followed by the ' +
+      'One message of the live stream. Server-sent events, UTF-8. Each transition is one message: a line `event: transition`, a line `data: ` followed by the ' +
       'transition as one line of JSON (StreamedTransition), and a blank line. Lines that begin with `:` are comments, sent when ' +
       'the stream opens and every 15 s after: ignore them. No `id:` or `retry:` lines are sent.'
   }

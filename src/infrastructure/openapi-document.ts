@@ -42,6 +42,7 @@ export const connectionRefusals = [
 ] as const
 
 const NDJSON = 'application/x-ndjson'
+const EVENT_STREAM = 'text/event-stream'
 
 /** HEAD answers what GET answers, headers only: the same statuses, no body. */
 function headOperation(head: Operation, get: Operation | undefined): Operation {
@@ -58,20 +59,24 @@ function headOperation(head: Operation, get: Operation | undefined): Operation {
 }
 
 /**
- * NDJSON on the wire is text, one JSON value a line, which the server's parser turns into the array
- * the route validates. A proxy that validates requests reads the text: describe the text.
+ * NDJSON and server-sent events are text on the wire: one item a line, or one message an event.
+ * The schema of a body is the schema of the whole body, so a proxy that validates bodies must read
+ * text. What each item is goes in the text's `contentSchema` (an annotation validators leave alone;
+ * OpenAPI 3.2 would call it `itemSchema`). The server's own parser turns NDJSON into the array the
+ * route validates; the stream's messages are written by the server one at a time.
  */
+function itemsAsText(mediaType: string, itemSchema: unknown, description: string): MediaType {
+  return { schema: { type: 'string', description, contentMediaType: mediaType, contentSchema: itemSchema } }
+}
+
 function ndjsonText(mediaType: MediaType): MediaType {
-  const array = mediaType.schema
-  const items = (array?.items as { $ref?: string } | undefined)?.$ref?.split('/').pop()
-  const most = typeof array?.maxItems === 'number' ? ` (at most ${array.maxItems} lines)` : ''
-  return {
-    schema: {
-      type: 'string',
-      minLength: 1,
-      description: `Newline-delimited JSON: one ${items ?? 'record'} object a line${most}, each validated as the JSON array's items are.`
-    }
-  }
+  const array = mediaType.schema ?? {}
+  const most = typeof array.maxItems === 'number' ? ` (at most ${array.maxItems} lines)` : ''
+  return itemsAsText(NDJSON, array.items, `Newline-delimited JSON: one object a line${most}, each as \`contentSchema\` describes it and as the JSON array's items are validated.`)
+}
+
+function eventStreamText(mediaType: MediaType): MediaType {
+  return itemsAsText(EVENT_STREAM, mediaType.schema, 'Server-sent events, UTF-8: messages, each as `contentSchema` describes it, and comment lines.')
 }
 
 export function completeDocument(document: OpenApiDocument): OpenApiDocument {
@@ -86,6 +91,11 @@ export function completeDocument(document: OpenApiDocument): OpenApiDocument {
           const content = completed.requestBody?.content
           if (content?.[NDJSON] !== undefined) {
             completed = { ...completed, requestBody: { ...completed.requestBody, content: { ...content, [NDJSON]: ndjsonText(content[NDJSON]) } } }
+          }
+          const streamed = completed.responses['200']?.content?.[EVENT_STREAM]
+          if (method !== 'head' && streamed !== undefined) {
+            const ok = completed.responses['200']!
+            completed = { ...completed, responses: { ...completed.responses, '200': { ...ok, content: { ...ok.content, [EVENT_STREAM]: eventStreamText(streamed) } } } }
           }
           return [method, { ...completed, responses: sortedByStatus({ ...completed.responses, ...refusals }) }]
         })

@@ -76,7 +76,9 @@ t.test('POST /v1/events takes a JSON array, or NDJSON described as the text it i
   const content = document.paths['/v1/events']?.post?.requestBody?.content ?? {}
   t.strictSame(Object.keys(content), ['application/json', 'application/x-ndjson'])
   t.match(content['application/json'], { schema: { type: 'array', items: { $ref: '#/components/schemas/EventInput' }, maxItems: 1000 } })
-  t.match(content['application/x-ndjson'], { schema: { type: 'string', description: /one EventInput object a line \(at most 1000 lines\)/ } })
+  t.match(content['application/x-ndjson'], {
+    schema: { type: 'string', description: /one object a line \(at most 1000 lines\)/, contentMediaType: 'application/x-ndjson', contentSchema: { $ref: '#/components/schemas/EventInput' } }
+  })
 })
 
 t.test('every operation is described and states its security; only the public ones need no token', async (t) => {
