@@ -6,8 +6,8 @@ import { Grid } from './grid.js'
 import { sitesOf, type Filters as FilterValues } from './grid-model.js'
 import { LatencySection } from './latency.js'
 import { Legend } from './legend.js'
+import { Masthead } from './masthead.js'
 import type { Session } from './session.js'
-import { StreamStatus } from './stream-status.js'
 import { DEFAULT_PRESET, type WindowChoice } from './time-window.js'
 import { useTracer } from './use-tracer.js'
 import { WindowPicker } from './window-picker.js'
@@ -41,18 +41,7 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
 
   return (
     <div class="shell">
-      <header class="top">
-        <h1>
-          frb-tracer <span class="muted">· baseband callbacks</span>
-        </h1>
-        <StreamStatus state={tracer.stream} />
-        <span class="who">
-          Logged in as <strong>{session.username}</strong>
-        </span>
-        <button type="button" onClick={() => onEnd()}>
-          Log out
-        </button>
-      </header>
+      <Masthead username={session.username} stream={tracer.stream} staleSince={tracer.staleSince} onLogOut={() => onEnd()} />
       <div class={open === undefined ? 'layout' : 'layout with-panel'}>
         <main class="content" aria-busy={tracer.loading}>
           <section class="toolbar" aria-label="Time window">
@@ -69,12 +58,12 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
             </p>
           )}
           {view !== undefined && (
-            <>
+            <div class={tracer.staleSince === undefined ? 'data' : 'data is-stale'}>
               <Filters summary={view.summary} sites={sites} filters={filters} onChange={setFilters} />
               <Legend />
               <Grid rows={view.rows} filters={filters} openEvent={open} onOpen={openEvent} />
               <LatencySection report={view.latency} />
-            </>
+            </div>
           )}
         </main>
         {open !== undefined && (
@@ -83,6 +72,7 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
             eventNo={open}
             row={view?.rows.find((row) => row.audit.event_no === open)}
             changes={tracer.changes.get(open) ?? 0}
+            connections={tracer.connections}
             onClose={closePanel}
             onSessionEnded={(ended) => onEnd(ended.message)}
           />
