@@ -1,5 +1,6 @@
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks'
 import type { SessionEnded } from './errors.js'
+import { EventList } from './event-list.js'
 import { EventPanel } from './event-panel.js'
 import { Filters } from './filters.js'
 import { Grid } from './grid.js'
@@ -70,6 +71,7 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
               <Filters summary={view.summary} sites={sites} filters={filters} onChange={(next) => go({ ...shown, filters: next })} />
               <Legend />
               <Grid rows={view.rows} filters={filters} openEvent={open} onOpen={openEvent} />
+              <EventList rows={view.rows} filters={filters} openEvent={open} onOpen={openEvent} />
               <LatencySection report={view.latency} />
             </div>
           )}
