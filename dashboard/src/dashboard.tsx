@@ -1,15 +1,16 @@
-import { useMemo, useRef, useState } from 'preact/hooks'
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks'
 import type { SessionEnded } from './errors.js'
+import { EventList } from './event-list.js'
 import { EventPanel } from './event-panel.js'
 import { Filters } from './filters.js'
 import { Grid } from './grid.js'
-import { sitesOf, type Filters as FilterValues } from './grid-model.js'
+import { sitesOf } from './grid-model.js'
 import { LatencySection } from './latency.js'
 import { Legend } from './legend.js'
+import { Masthead } from './masthead.js'
 import type { Session } from './session.js'
-import { StreamStatus } from './stream-status.js'
-import { DEFAULT_PRESET, type WindowChoice } from './time-window.js'
 import { useTracer } from './use-tracer.js'
+import { useView } from './use-view.js'
 import { WindowPicker } from './window-picker.js'
 import { utc } from './format.js'
 
@@ -20,43 +21,40 @@ interface DashboardProps {
 }
 
 export function Dashboard({ session, onEnd }: DashboardProps) {
-  const [choice, setChoice] = useState<WindowChoice>({ preset: DEFAULT_PRESET })
-  const [filters, setFilters] = useState<FilterValues>({ verdict: 'all', site: 'all' })
-  const [open, setOpen] = useState<number | undefined>()
+  const [shown, go] = useView()
+  const { choice, filters, event: open } = shown
   const returnFocus = useRef<HTMLElement | null>(null)
   const tracer = useTracer(session, choice, (ended: SessionEnded) => onEnd(ended.message))
   const { view } = tracer
-  const sites = useMemo(() => sitesOf(view?.rows ?? []), [view?.rows])
+  // A site that a link names keeps its place in the list even when the window has none of its events.
+  const sites = useMemo(() => {
+    const present = sitesOf(view?.rows ?? [])
+    return filters.site === 'all' || present.includes(filters.site) ? present : [...present, filters.site]
+  }, [view?.rows, filters.site])
 
   const openEvent = (eventNo: number, from: HTMLElement | null) => {
     returnFocus.current = from
-    setOpen(eventNo)
+    go({ ...shown, event: eventNo })
   }
-  const closePanel = () => {
-    setOpen(undefined)
+  // However the panel closes (its button, Escape, Back), the focus goes back to where it was opened
+  // from, before the browser paints.
+  const wasOpen = useRef(open)
+  useLayoutEffect(() => {
+    const closed = wasOpen.current !== undefined && open === undefined
+    wasOpen.current = open
+    if (!closed) return
     const target = returnFocus.current
     if (target?.isConnected === true) target.focus()
     else document.querySelector<HTMLElement>('.grid [tabindex="0"]')?.focus()
-  }
+  }, [open])
 
   return (
     <div class="shell">
-      <header class="top">
-        <h1>
-          frb-tracer <span class="muted">· baseband callbacks</span>
-        </h1>
-        <StreamStatus state={tracer.stream} />
-        <span class="who">
-          Logged in as <strong>{session.username}</strong>
-        </span>
-        <button type="button" onClick={() => onEnd()}>
-          Log out
-        </button>
-      </header>
+      <Masthead username={session.username} stream={tracer.stream} staleSince={tracer.staleSince} onLogOut={() => onEnd()} />
       <div class={open === undefined ? 'layout' : 'layout with-panel'}>
         <main class="content" aria-busy={tracer.loading}>
           <section class="toolbar" aria-label="Time window">
-            <WindowPicker choice={choice} onChoose={setChoice} onReload={tracer.reload} />
+            <WindowPicker choice={choice} onChoose={(next) => go({ ...shown, choice: next })} onReload={tracer.reload} />
             <p class="as-of muted">
               {view !== undefined &&
                 `${utc(view.window.start_time_utc)} to ${utc(view.window.end_time_utc)} UTC · audited at ${utc(view.generatedAt)} UTC`}
@@ -69,12 +67,13 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
             </p>
           )}
           {view !== undefined && (
-            <>
-              <Filters summary={view.summary} sites={sites} filters={filters} onChange={setFilters} />
+            <div class={tracer.staleSince === undefined ? 'data' : 'data is-stale'}>
+              <Filters summary={view.summary} sites={sites} filters={filters} onChange={(next) => go({ ...shown, filters: next })} />
               <Legend />
               <Grid rows={view.rows} filters={filters} openEvent={open} onOpen={openEvent} />
+              <EventList rows={view.rows} filters={filters} openEvent={open} onOpen={openEvent} />
               <LatencySection report={view.latency} />
-            </>
+            </div>
           )}
         </main>
         {open !== undefined && (
@@ -83,7 +82,8 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
             eventNo={open}
             row={view?.rows.find((row) => row.audit.event_no === open)}
             changes={tracer.changes.get(open) ?? 0}
-            onClose={closePanel}
+            connections={tracer.connections}
+            onClose={() => go({ ...shown, event: undefined })}
             onSessionEnded={(ended) => onEnd(ended.message)}
           />
         )}

@@ -17,6 +17,8 @@ interface EventPanelProps {
   row: EventRow | undefined
   /** How many live transitions of the event have arrived: a change means read again. */
   changes: number
+  /** The live stream's connections so far: a new one means writes may have been missed, so read again. */
+  connections: number
   onClose: () => void
   onSessionEnded: (error: SessionEnded) => void
 }
@@ -33,7 +35,7 @@ interface Details {
 const REREAD_DEBOUNCE_MS = 300
 
 /** One event: its verdict and findings, each site's stages, datatrail and heartbeats, and its history. */
-export function EventPanel({ session, eventNo, row, changes, onClose, onSessionEnded }: EventPanelProps) {
+export function EventPanel({ session, eventNo, row, changes, connections, onClose, onSessionEnded }: EventPanelProps) {
   const [details, setDetails] = useState<Details | undefined>()
   const [error, setError] = useState<string | undefined>()
   const heading = useRef<HTMLHeadingElement>(null)
@@ -68,7 +70,7 @@ export function EventPanel({ session, eventNo, row, changes, onClose, onSessionE
       current = false
       clearTimeout(timer)
     }
-  }, [session, eventNo, changes])
+  }, [session, eventNo, changes, connections])
 
   const shown = details?.status.event_no === eventNo ? details : undefined
   const audit = shown?.audit ?? row?.audit

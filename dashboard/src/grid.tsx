@@ -105,7 +105,7 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
   }
   const showTip = (cell: HTMLElement) => {
     const lines = cell.dataset.tip
-    setTip(lines === undefined ? undefined : { id: cell.dataset.cell!, anchor: cell.getBoundingClientRect(), lines: JSON.parse(lines) as string[] })
+    setTip(lines === undefined ? undefined : { id: cell.dataset.cell!, anchor: cell, lines: JSON.parse(lines) as string[] })
   }
 
   const stateCell = (id: string, eventNo: number, cell: Cell, title: string, span = 1, classes = '') => {

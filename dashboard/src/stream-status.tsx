@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks'
 import type { StreamState } from './stream.js'
+import { useNow } from './use-now.js'
 
 const WORDS = { live: 'Live', connecting: 'Connecting…', waiting: 'Reconnecting', stopped: 'Not live' } as const
 
@@ -8,13 +8,7 @@ const WORDS = { live: 'Live', connecting: 'Connecting…', waiting: 'Reconnectin
  * status region that changed every second would talk over everything else.
  */
 export function StreamStatus({ state }: { state: StreamState }) {
-  const [now, setNow] = useState(Date.now())
-  useEffect(() => {
-    if (state.kind !== 'waiting') return
-    setNow(Date.now())
-    const tick = setInterval(() => setNow(Date.now()), 1000)
-    return () => clearInterval(tick)
-  }, [state])
+  const now = useNow(state.kind === 'waiting')
 
   const detail =
     state.kind === 'live'

@@ -44,7 +44,11 @@ export function transitionParser(onTransition: (transition: StreamedTransition) 
 }
 
 const FIRST_RETRY_MS = 1000
-const LONGEST_RETRY_MS = 30_000
+/**
+ * Short, so that a service that comes back is followed again within 5 s (the longest wait, then
+ * connecting): an operator watching a stopped service should not wait half a minute to trust the page.
+ */
+const LONGEST_RETRY_MS = 3000
 
 /** Exponential backoff with jitter (half to all of the step), so that many pages do not return at once. */
 export function retryDelay(attempt: number, random: () => number): number {

@@ -29,6 +29,13 @@ export interface Tracer {
   loading: boolean
   error: string | undefined
   stream: StreamState
+  /**
+   * When the page last knew its data current (ms since the epoch): the moment the live stream was
+   * lost. Undefined while it is current: live, and read again since the stream came back.
+   */
+  staleSince: number | undefined
+  /** Counts the stream's connections: each one means writes may have been missed, so read again. */
+  connections: number
   reload: () => void
   /** Counts the transitions of each event seen live, so an open panel knows to read again. */
   changes: ReadonlyMap<number, number>
@@ -45,6 +52,9 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   const [error, setError] = useState<string | undefined>()
   const [stream, setStream] = useState<StreamState>({ kind: 'connecting' })
   const [changes, setChanges] = useState<ReadonlyMap<number, number>>(new Map())
+  const [staleSince, setStaleSince] = useState<number | undefined>()
+  const [connections, setConnections] = useState(0)
+  const live = useRef(false)
   const current = useRef<WindowView | undefined>(undefined)
   const generation = useRef(0)
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>())
@@ -74,6 +84,8 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   const load = async () => {
     const mine = ++generation.current
     const since = seq.current
+    // Only a read that began while the stream was live has everything the outage hid.
+    const liveAtStart = live.current
     setLoading(true)
     try {
       const data = await readWindow(session, windowAt(choice, Date.now()))
@@ -88,6 +100,7 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
       })
       for (const { event_no } of late) debounce(`event-${event_no}`, EVENT_DEBOUNCE_MS, () => void reaudit(event_no))
       setError(undefined)
+      if (liveAtStart && live.current) setStaleSince(undefined)
     } catch (failure) {
       if (mine === generation.current) failed(failure)
     } finally {
@@ -150,22 +163,31 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
     }
   }, [choice])
 
+  const onStreamState = (state: StreamState) => {
+    setStream(state)
+    if (state.kind !== 'live' && live.current) setStaleSince(Date.now())
+    live.current = state.kind === 'live'
+  }
+
   useEffect(() => {
-    const live = new TraceStream(
+    const following = new TraceStream(
       streamDeps((path, init) => session.fetch(path, init)),
       {
         onTransition: (transition) => onTransitionRef.current(transition),
-        onState: setStream,
-        onConnected: () => debounce('window', EVENT_DEBOUNCE_MS, () => void loadRef.current()),
+        onState: onStreamState,
+        onConnected: () => {
+          setConnections((count) => count + 1)
+          debounce('window', EVENT_DEBOUNCE_MS, () => void loadRef.current())
+        },
         onSessionEnded: (failure) => ended.current(failure)
       }
     ).start()
     return () => {
-      live.stop()
+      following.stop()
       for (const timer of timers.current.values()) clearTimeout(timer)
       timers.current.clear()
     }
   }, [session])
 
-  return { view, loading, error, stream, reload: () => void load(), changes }
+  return { view, loading, error, stream, staleSince, connections, reload: () => void load(), changes }
 }

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { customWindowProblem, fromInput, PRESETS, toInput, type PresetId, type WindowChoice } from './time-window.js'
 
 interface WindowPickerProps {
@@ -12,9 +12,17 @@ const DAY = 86_400_000
 /** A span ending now, or fixed bounds in UTC; changing the span applies at once, bounds on Apply. */
 export function WindowPicker({ choice, onChoose, onReload }: WindowPickerProps) {
   const [custom, setCustom] = useState(!('preset' in choice))
-  const [from, setFrom] = useState(() => toInput(Date.now() - DAY))
-  const [to, setTo] = useState(() => toInput(Date.now()))
+  const [from, setFrom] = useState(() => toInput('preset' in choice ? Date.now() - DAY : choice.start))
+  const [to, setTo] = useState(() => toInput('preset' in choice ? Date.now() : choice.end))
   const [problem, setProblem] = useState<string | undefined>()
+  // A window chosen elsewhere (a link, Back or Forward) shows here as if picked.
+  useEffect(() => {
+    setCustom(!('preset' in choice))
+    setProblem(undefined)
+    if ('preset' in choice) return
+    setFrom(toInput(choice.start))
+    setTo(toInput(choice.end))
+  }, [choice])
 
   const pick = (value: string) => {
     if (value === 'custom') return setCustom(true)

@@ -56,5 +56,6 @@ export async function logIn(page: Page, url: string, username: string, password:
   await page.getByLabel('Username').fill(username)
   await page.getByLabel('Password').fill(password)
   await page.getByRole('button', { name: 'Log in' }).click()
-  await page.getByRole('grid').waitFor()
+  // The grid, or on a phone the list of events that stands for it.
+  await page.getByRole('grid').or(page.getByRole('list', { name: /^Events of the window/ })).waitFor()
 }

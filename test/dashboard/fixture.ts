@@ -21,6 +21,28 @@ export interface DashboardServer {
 }
 
 /**
+ * The service stops answering, as when its process stops: the listener closes and every open
+ * connection (the live streams too) is cut. The app and its store stay, for `listenAgain`.
+ */
+export async function stopListening(server: DashboardServer): Promise<void> {
+  const closed = new Promise<void>((resolve, reject) => server.app.server.close((error) => (error === undefined ? resolve() : reject(error))))
+  server.app.server.closeAllConnections()
+  await closed
+}
+
+/** The service answers again, on the address it had. */
+export async function listenAgain(server: DashboardServer): Promise<void> {
+  const { port } = new URL(server.url)
+  await new Promise<void>((resolve, reject) => {
+    server.app.server.once('error', reject)
+    server.app.server.listen(Number(port), '127.0.0.1', () => {
+      server.app.server.off('error', reject)
+      resolve()
+    })
+  })
+}
+
+/**
  * The service listening on a free port of 127.0.0.1, on a new SQLite store in `dir` seeded with
  * the demo data set of a first start (events up to `now`), with `admin` and a writer `pipeline`.
  */
@@ -43,12 +65,30 @@ export async function startDashboardServer(dir: string, now: number): Promise<Da
   return { app, config, url: `http://127.0.0.1:${address.port}`, writerToken: access_token, close: () => app.close() }
 }
 
+export interface TraceUpdate {
+  event: number
+  site: string
+  stage: string
+  status: string
+}
+
 /** A write of the pipeline through the real API: POST update-trace with the writer's token. */
-export async function updateTrace(server: DashboardServer, body: { event: number; site: string; stage: string; status: string }) {
+export async function updateTrace(server: DashboardServer, body: TraceUpdate) {
   const response = await fetch(`${server.url}/v1/event-tracer/update-trace`, {
     method: 'POST',
     headers: { authorization: server.writerToken, 'content-type': 'application/json' },
     body: JSON.stringify(body)
   })
   if (response.status !== 200) throw new Error(`update-trace answered ${response.status}: ${await response.text()}`)
+}
+
+/** The same write while the service listens to nobody (see stopListening): a write the page missed. */
+export async function updateTraceUnheard(server: DashboardServer, body: TraceUpdate) {
+  const response = await server.app.inject({
+    method: 'POST',
+    url: '/v1/event-tracer/update-trace',
+    headers: { authorization: server.writerToken },
+    payload: body
+  })
+  if (response.statusCode !== 200) throw new Error(`update-trace answered ${response.statusCode}: ${response.body}`)
 }

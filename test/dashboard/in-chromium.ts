@@ -3,7 +3,7 @@
 import t from 'tap'
 
 // Starting Chromium and seeding cost seconds; on a busy 2-core machine the suites need more than the default minute.
-t.setTimeout(300_000)
+t.setTimeout(600_000)
 
 await import('./chromium/page.js')
 await import('./chromium/login.js')
@@ -11,5 +11,9 @@ await import('./chromium/grid.js')
 await import('./chromium/filters.js')
 await import('./chromium/panel.js')
 await import('./chromium/live.js')
+await import('./chromium/outage.js')
+await import('./chromium/links.js')
+await import('./chromium/phone.js')
+await import('./chromium/tooltip.js')
 await import('./chromium/keyboard.js')
 await import('./chromium/quality.js')

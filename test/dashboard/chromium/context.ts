@@ -21,10 +21,20 @@ t.teardown(async () => {
 /** Problems of every page the suites opened, checked at the end (quality.ts). */
 export const allProblems: PageProblems[] = []
 
+export interface PageOptions {
+  width?: number
+  height?: number
+  /**
+   * The test stops the service under the page, whose failed requests Chromium logs as console
+   * errors: the test checks that page's problems itself instead of leaving them to quality.ts.
+   */
+  serviceStops?: boolean
+}
+
 /** A page of its own (closed when `t` ends) whose problems are checked at the end. */
-export async function openPage(t: Test, options: { width?: number; height?: number } = {}) {
+export async function openPage(t: Test, options: PageOptions = {}) {
   const watched = await watchedPage(browser, options)
-  allProblems.push(watched.problems)
+  if (options.serviceStops !== true) allProblems.push(watched.problems)
   watched.page.setDefaultTimeout(15_000)
   t.teardown(() => watched.close())
   return watched
@@ -36,7 +46,7 @@ export async function openPage(t: Test, options: { width?: number; height?: numb
  * in between would be missed otherwise): this waits for both, so that from here on only the
  * stream can change what the page shows.
  */
-export async function dashboardPage(t: Test, options: { width?: number; height?: number } = {}) {
+export async function dashboardPage(t: Test, options: PageOptions = {}) {
   const watched = await openPage(t, options)
   const { page } = watched
   const secondRead = (part: string) =>

@@ -1,18 +1,10 @@
-import { AxeBuilder } from '@axe-core/playwright'
 import { mkdirSync } from 'node:fs'
-import type { Page } from 'playwright-core'
 import t from 'tap'
+import { seriousViolations } from './axe.js'
 import { allProblems, dashboardPage, openPage, server } from './context.js'
 
 /** Where the test run leaves its picture of the main view, next to tap's own results. */
 export const SCREENSHOT = '.tap/screenshots/dashboard-main.png'
-
-async function seriousViolations(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze()
-  return results.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`)
-}
 
 t.test('axe-core finds no serious or critical accessibility violation', async (t) => {
   const { page: login } = await openPage(t)

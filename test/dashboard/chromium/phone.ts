@@ -1,0 +1,93 @@
+import { mkdirSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { seriousViolations } from './axe.js'
+import { dashboardPage } from './context.js'
+
+const PHONE = { width: 390, height: 844 }
+const WORDS = { complete: '✓ complete', in_progress: '○ in progress', stuck: '▲ stuck', contradiction: '✕ contradiction' } as const
+const STAGE_WORDS: Record<string, string> = {
+  tsar_classification: 'Classification',
+  baseband_callback_request: 'Callback request',
+  baseband_conversion: 'Conversion',
+  data_registration: 'Registration',
+  data_replication_to_minoc: 'Replication'
+}
+
+/** Whether the page can be scrolled sideways: wider than the viewport anywhere. */
+const scrollsSideways = (page: Page) => page.evaluate<boolean>('document.documentElement.scrollWidth > document.documentElement.clientWidth')
+
+/** How many lines of text the header takes: the line boxes of its texts that overlap in height share a line. */
+const headerLines = (page: Page) =>
+  page.evaluate<number>(`(() => {
+    const texts = document.createTreeWalker(document.querySelector('.top'), NodeFilter.SHOW_TEXT)
+    const lines = []
+    for (let text = texts.nextNode(); text !== null; text = texts.nextNode()) {
+      const range = document.createRange()
+      range.selectNodeContents(text)
+      for (const box of range.getClientRects()) {
+        if (box.width === 0 || box.height === 0) continue
+        if (!lines.some((line) => box.top < line.bottom - 2 && box.bottom > line.top + 2)) lines.push(box)
+      }
+    }
+    return lines.length
+  })()`)
+
+/** Every card as the eye meets it: its text and where it lies across. */
+const cards = (page: Page) =>
+  page.evaluate<{ text: string; left: number; right: number }[]>(`[...document.querySelectorAll('.event-card')].map((card) => {
+    const box = card.getBoundingClientRect()
+    return { text: card.innerText.replace(/\\s+/g, ' '), left: box.left, right: box.right }
+  })`)
+
+t.test('390 px: no sideways scrolling; every event shows its number, its verdict and the stages that are wrong', async (t) => {
+  const { page, report } = await dashboardPage(t, PHONE)
+  t.equal(await scrollsSideways(page), false, 'the page is no wider than the phone')
+  const lines = await headerLines(page)
+  t.ok(lines <= 2, `the header takes ${lines} line(s)`)
+  t.equal(await page.getByRole('grid').count(), 0, 'the grid makes way for the list')
+
+  const shown = await cards(page)
+  t.equal(shown.length, report.events.length, 'a card per event')
+  const byNumber = new Map(shown.map((card) => [/#(\d+)/.exec(card.text)?.[1], card]))
+  for (const event of report.events) {
+    const card = byNumber.get(String(event.event_no))
+    if (!t.ok(card, `event ${event.event_no} has a card`)) continue
+    t.ok(card!.left >= 0 && card!.right <= PHONE.width, `event ${event.event_no}: the card is on the screen`)
+    t.match(card!.text, WORDS[event.verdict], `event ${event.event_no}: ${event.verdict}, in words`)
+    for (const finding of event.findings.filter((f) => f.stage !== null)) {
+      const place = finding.site === null ? STAGE_WORDS[finding.stage!]! : `${finding.site} · ${STAGE_WORDS[finding.stage!]!}`
+      t.match(card!.text, `${place} ${WORDS[finding.severity].slice(2)}`, `event ${event.event_no}: ${place} is ${finding.severity}`)
+    }
+  }
+  t.strictSame(await seriousViolations(page), [], 'axe-core: no serious or critical violation')
+  mkdirSync('.tap/screenshots', { recursive: true })
+  await page.screenshot({ path: '.tap/screenshots/dashboard-phone.png' })
+  await page.screenshot({ path: '.tap/screenshots/dashboard-phone-full.png', fullPage: true })
+})
+
+t.test('390 px: a card opens its event, whose panel holds the event’s whole row of the grid; Close returns to the card', async (t) => {
+  const { page, report } = await dashboardPage(t, PHONE)
+  const event = [...report.events].reverse().find((candidate) => candidate.verdict === 'stuck' || candidate.verdict === 'contradiction')!
+  const card = page.locator('.card-open', { hasText: `#${event.event_no} ` })
+  await card.click()
+  const panel = page.getByRole('complementary', { name: `Event ${event.event_no}` })
+  await panel.getByRole('heading', { name: /^History/ }).waitFor()
+  const stages = panel.locator('section:has(#sites-title) tbody tr')
+  t.equal(await stages.count(), event.sites.length, 'a row of stages per site it asked')
+  t.equal(await scrollsSideways(page), false, 'the panel fits the phone too')
+  const { scrollWidth, clientWidth } = await panel
+    .locator('section:has(#sites-title) .table-frame')
+    .evaluate((frame) => ({ scrollWidth: frame.scrollWidth, clientWidth: frame.clientWidth }))
+  t.ok(scrollWidth <= clientWidth, `the stages fit across (${scrollWidth} in ${clientWidth} px)`)
+  await page.screenshot({ path: '.tap/screenshots/dashboard-phone-event.png' })
+  await panel.getByRole('button', { name: 'Close the event panel' }).click()
+  await panel.waitFor({ state: 'detached' })
+  t.equal(await card.evaluate((element) => element.matches(':focus')), true, 'the focus is back on the card')
+})
+
+t.test('1440 px: the grid, not the cards', async (t) => {
+  const { page } = await dashboardPage(t)
+  t.equal(await page.getByRole('grid').count(), 1, 'the grid')
+  t.equal(await page.getByRole('list', { name: /^Events of the window/ }).count(), 0, 'no list of cards')
+})

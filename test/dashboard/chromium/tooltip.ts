@@ -1,0 +1,41 @@
+import type { Page } from 'playwright-core'
+import t from 'tap'
+import { dashboardPage } from './context.js'
+
+/** Where the tooltip is against its cell: 'beside' it (below, or above near the bottom), 'gone', or where it is instead. */
+const tipBesideCell = (page: Page, id: string) =>
+  page.evaluate<string>(`(async () => {
+    // Two frames: scroll handlers and resize observers have run once the second begins.
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+    const tip = document.querySelector('.tooltip')
+    if (tip === null) return 'gone'
+    const cell = document.querySelector('[data-cell="${id}"]').getBoundingClientRect()
+    const box = tip.getBoundingClientRect()
+    const below = Math.abs(box.top - (cell.bottom + 6)) < 1
+    const above = Math.abs(box.bottom - (cell.top - 6)) < 1
+    return below || above ? 'beside' : 'the tooltip is at ' + Math.round(box.top) + ' px, the cell from ' + Math.round(cell.top) + ' to ' + Math.round(cell.bottom)
+  })()`)
+
+t.test('a tooltip follows its cell when the page scrolls, the layout shifts or the window resizes', async (t) => {
+  const { page } = await dashboardPage(t)
+  await page.mouse.move(0, 0)
+  const cell = page.locator('td.state[data-cell$=":baseband_conversion"]').nth(4)
+  const id = (await cell.getAttribute('data-cell'))!
+  await cell.evaluate((element) => element.scrollIntoView({ block: 'center' }))
+  await cell.focus()
+  await page.locator('.tooltip').waitFor()
+  t.equal(await tipBesideCell(page, id), 'beside', 'shown beside its cell')
+
+  await page.evaluate('window.scrollBy(0, 120)')
+  t.equal(await tipBesideCell(page, id), 'beside', 'the page scrolled: it moved with the cell')
+
+  // Something above the grid grows, as a notice or a wrapped toolbar would: the cell moves down.
+  await page.evaluate("document.querySelector('.legend').style.paddingTop = '150px'")
+  t.equal(await tipBesideCell(page, id), 'beside', 'the layout shifted: it moved with the cell')
+
+  await page.setViewportSize({ width: 1100, height: 800 })
+  t.match(await tipBesideCell(page, id), /^(beside|gone)$/, 'the window resized: beside the cell, or closed')
+
+  await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)')
+  t.equal(await tipBesideCell(page, id), 'gone', 'its cell scrolled out of sight: closed')
+})
