@@ -1,5 +1,5 @@
 import fastifyStatic from '@fastify/static'
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -40,7 +40,11 @@ const hidden = { schema: { hide: true } }
  * to build them.
  */
 async function dashboard(fastify: FastifyInstance, { root }: DashboardOptions) {
-  const toDashboard = (_request: unknown, reply: FastifyReply) => reply.redirect('/dashboard/', 302)
+  // The query string is a view of the dashboard (window, filters, open event): a shortened link keeps it.
+  const toDashboard = (request: FastifyRequest, reply: FastifyReply) => {
+    const query = request.url.indexOf('?')
+    return reply.redirect(`/dashboard/${query < 0 ? '' : request.url.slice(query)}`, 302)
+  }
   fastify.get('/', hidden, toDashboard)
   fastify.get('/dashboard', hidden, toDashboard)
 

@@ -13,12 +13,18 @@ async function appServing(t: Test, dashboardRoot: string): Promise<App> {
   return app
 }
 
-t.test('/ and /dashboard lead to the dashboard', async (t) => {
+t.test('/ and /dashboard lead to the dashboard, keeping the view a link names', async (t) => {
   const app = await appServing(t, builtDashboardFixture(t))
-  for (const url of ['/', '/dashboard', '/?x=1']) {
+  const expected: Record<string, string> = {
+    '/': '/dashboard/',
+    '/dashboard': '/dashboard/',
+    '/?x=1': '/dashboard/?x=1',
+    '/dashboard?window=3d&verdict=stuck&site=kko&event=5000': '/dashboard/?window=3d&verdict=stuck&site=kko&event=5000'
+  }
+  for (const [url, location] of Object.entries(expected)) {
     const response = await app.inject({ url })
     t.equal(response.statusCode, 302, url)
-    t.equal(response.headers.location, '/dashboard/', url)
+    t.equal(response.headers.location, location, url)
   }
 })
 
