@@ -59,12 +59,24 @@ async function docs(fastify: FastifyInstance) {
   await fastify.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    ...(behindTls ? {} : { transformStaticCSP: withoutUpgradeInsecureRequests })
+    transformStaticCSP: (policy) => withSwaggerUiStyle(behindTls ? policy : withoutUpgradeInsecureRequests(policy))
   })
 }
 
 function withoutUpgradeInsecureRequests(policy: string): string {
   return policy.replace(/\s*upgrade-insecure-requests;?/, '')
+}
+
+/**
+ * The one `<style>` element Swagger UI's bundle writes into the page as it starts, by its hash:
+ * without it in `style-src`, every load logged a policy violation and lost that styling. Other
+ * inline styles stay refused. A new Swagger UI that writes another is caught by the browser test
+ * of /docs (test/process/docs-in-browser.test.ts), which names the hash Chromium computed.
+ */
+const SWAGGER_UI_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
+
+function withSwaggerUiStyle(policy: string): string {
+  return policy.replace("style-src 'self'", `style-src 'self' ${SWAGGER_UI_STYLE}`)
 }
 
 export default fp(docs, { name: 'docs', fastify: '5.x', decorators: { fastify: ['config'] } })

@@ -29,6 +29,11 @@ t.test('/docs renders in Chromium under a name that is not loopback\'s, over pla
   const page = await browser.newPage()
   const failed: string[] = []
   page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`))
+  // A Content-Security-Policy that blocks something of the page's own is a console error, as is any
+  // script error: the page must render with none.
+  const consoleErrors: string[] = []
+  page.on('console', (message) => void (message.type() === 'error' && consoleErrors.push(message.text())))
+  page.on('pageerror', (error) => consoleErrors.push(error.message))
   const insecureUpgrades: string[] = []
   page.on('request', (request) => void (request.url().startsWith('https:') && insecureUpgrades.push(request.url())))
 
@@ -45,4 +50,5 @@ t.test('/docs renders in Chromium under a name that is not loopback\'s, over pla
   await page.locator('.opblock').first().waitFor({ timeout: RENDER_DEADLINE_MS })
   t.ok((await page.locator('.opblock').count()) >= 10, 'the operations are listed')
   t.strictSame(failed, [], 'and no request failed while it rendered')
+  t.strictSame(consoleErrors, [], 'no console error, no policy violation')
 })
