@@ -44,6 +44,8 @@ export const declared = new Set(
   )
 )
 export const exercised = new Set<string>()
+/** Through Prism: how many requests went, and how many of them Prism found wrong (each one the service refused). */
+export const prismTally = { requests: 0, refusedAsPrismExpected: 0 }
 
 /**
  * The first message of an event stream (requested with payloadAsStream), as the document models
@@ -95,6 +97,8 @@ export async function call(
   // An open stream goes through Prism once by itself (openapi.test.ts): Prism holds it until it ends.
   if (throughPrism && options.payloadAsStream !== true) {
     const { status, violations } = await sendThroughPrism(t, app, options)
+    prismTally.requests++
+    if (violations.some(({ location }) => location?.[0] === 'request')) prismTally.refusedAsPrismExpected++
     const what = `${method} ${options.url.slice(0, 120)} through Prism (${status})`
     t.strictSame(violations.filter(({ location }) => location?.[0] !== 'request'), [], `${what}: the response breaks nothing`)
     // The suite sends bad requests on purpose: Prism may find one wrong only where the service refused it.
