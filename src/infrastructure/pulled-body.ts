@@ -2,8 +2,9 @@ import { Readable } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 
 /**
- * The largest chunk handed to the socket, and the most this stream queues ahead of it: with the
- * socket's own 16 KiB buffer, a client that stops reading pins about 32 KiB of text, not pages.
+ * The largest chunk handed to the socket (in characters of text), and the most this stream queues
+ * ahead of it: with the socket's own buffer, a client that stops reading pins a few chunks of text,
+ * not pages.
  */
 export const CHUNK_BYTES = 16 * 1024
 
@@ -24,14 +25,19 @@ export interface PulledBodyOptions {
 export type BodyFragment = string | Buffer
 
 /**
- * A response body in bytes that asks its source for more text only when the socket has taken what
- * was sent before: `_read` is the socket's demand, so nothing is produced for a client that does
- * not read. Fragments are joined into chunks of at most CHUNK_BYTES, one chunk per turn of the
- * event loop, so other responses and /health get their turn in between.
+ * A response body that asks its source for more text only when the socket has taken what was sent
+ * before: `_read` is the socket's demand, so nothing is produced for a client that does not read.
+ * Fragments are joined into chunks of at most CHUNK_BYTES, one chunk per turn of the event loop, so
+ * other responses and /health get their turn in between.
+ *
+ * Text goes to the socket as text (an object-mode stream, one chunk queued): the socket encodes it
+ * into memory it frees as soon as the kernel has taken the bytes, which is at once for a client that
+ * reads. Made into a Buffer here, each chunk would stay allocated until the garbage collector found
+ * it, and a burst of responses would raise the process's memory by what it sent in the meantime.
  */
 export class PulledBody extends Readable {
   readonly #source: AsyncIterator<BodyFragment>
-  #pending: Buffer
+  #pending: BodyFragment
   #exhausted: boolean
   #pulling = false
   /** The end of the body is queued: nothing may be pushed after it. */
@@ -46,10 +52,10 @@ export class PulledBody extends Readable {
   constructor(source: AsyncIterator<BodyFragment>, first: IteratorResult<BodyFragment>, { stallMs, onStall, prompt }: PulledBodyOptions) {
     // Not destroyed at its end: the last chunks may still wait in the socket, and the stall clock
     // must keep running for them until the response closes (whoever sends it destroys the body then).
-    super({ highWaterMark: CHUNK_BYTES, autoDestroy: false })
+    super({ objectMode: true, highWaterMark: 1, autoDestroy: false })
     this.#source = source
     this.#exhausted = first.done === true
-    this.#pending = first.done === true ? Buffer.alloc(0) : asBuffer(first.value)
+    this.#pending = first.done === true ? '' : first.value
     this.#onStall = onStall
     this.#prompt = prompt === true
     this.#stallTimer = setTimeout(() => this.#checkStall(), stallMs).unref()
@@ -79,7 +85,7 @@ export class PulledBody extends Readable {
    */
   endEarly() {
     this.#exhausted = true
-    this.#pending = Buffer.alloc(0)
+    this.#pending = ''
     this.#closeSource()
     this.#end()
   }
@@ -108,8 +114,8 @@ export class PulledBody extends Readable {
           this.progressed()
           continue
         }
-        const chunk = this.#prompt ? this.#pending : this.#pending.subarray(0, CHUNK_BYTES)
-        this.#pending = this.#pending.subarray(chunk.length)
+        const chunk = this.#prompt ? this.#pending : head(this.#pending)
+        this.#pending = this.#pending.slice(chunk.length)
         if (!this.push(chunk)) return
         await nextTurn()
         if (this.destroyed || this.#eof) return
@@ -122,12 +128,12 @@ export class PulledBody extends Readable {
   }
 
   /** Fragments joined up to about CHUNK_BYTES (one fragment as it is, when prompt); empty once the source is done. */
-  async #nextText(): Promise<Buffer> {
+  async #nextText(): Promise<BodyFragment> {
     if (this.#prompt) {
       const next = await this.#source.next()
-      if (next.done !== true) return asBuffer(next.value)
+      if (next.done !== true) return next.value
       this.#exhausted = true
-      return Buffer.alloc(0)
+      return ''
     }
     let text = ''
     while (text.length < CHUNK_BYTES && !this.#exhausted) {
@@ -135,7 +141,7 @@ export class PulledBody extends Readable {
       if (next.done === true) this.#exhausted = true
       else text += typeof next.value === 'string' ? next.value : next.value.toString()
     }
-    return Buffer.from(text)
+    return text
   }
 
   #end() {
@@ -161,4 +167,6 @@ export class PulledBody extends Readable {
   }
 }
 
-const asBuffer = (fragment: BodyFragment) => (typeof fragment === 'string' ? Buffer.from(fragment) : fragment)
+/** The first CHUNK_BYTES of a fragment (a string is cut by characters: a bound, not an exact size). */
+const head = (fragment: BodyFragment): BodyFragment =>
+  typeof fragment === 'string' ? fragment.slice(0, CHUNK_BYTES) : fragment.subarray(0, CHUNK_BYTES)
