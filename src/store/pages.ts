@@ -1,4 +1,5 @@
 import type { EventPosition } from '../domain/records.js'
+import { EventNumberSet } from './event-number-set.js'
 
 /** Waits for the turn to read a page, resolving to the function that ends it (see window-reads.ts). */
 export type PageTurn = () => Promise<() => void>
@@ -10,8 +11,8 @@ export type PageTurn = () => Promise<() => void>
  *
  * Each event is yielded once. An event re-posted with a later time while the read goes on moves
  * past where it was read and would be met again: the numbers of the events yielded are remembered
- * (a few tens of bytes each, for the length of the read) and a second meeting is dropped. The
- * element already sent is the event as it stood when it was read.
+ * (about two bytes each, for the length of the read: see EventNumberSet) and a second meeting is
+ * dropped. The element already sent is the event as it stood when it was read.
  */
 export async function* keysetPages<T>(
   readPage: (after: EventPosition | undefined, limit: number) => Promise<T[]>,
@@ -20,15 +21,10 @@ export async function* keysetPages<T>(
   turn?: PageTurn
 ): AsyncGenerator<T[]> {
   let after: EventPosition | undefined
-  const yielded = new Set<number>()
+  const yielded = new EventNumberSet()
   for (;;) {
     const page = await inTurn(turn, () => readPage(after, pageSize))
-    const firstMeetings = page.filter((row) => {
-      const { event_no } = positionOf(row)
-      if (yielded.has(event_no)) return false
-      yielded.add(event_no)
-      return true
-    })
+    const firstMeetings = page.filter((row) => yielded.add(positionOf(row).event_no))
     if (firstMeetings.length > 0) yield firstMeetings
     if (page.length < pageSize) return
     after = positionOf(page[page.length - 1]!)
