@@ -14,12 +14,12 @@ const STALL_TIMEOUT_S = 2
  * the numbers of the events sent so far (about two bytes each); the rest of the growth is garbage
  * from producing what the kernel buffers for them (about 3.6 MB each) within a few seconds, which
  * the old space (grown 20% at a time, as `npm start` has it) grows into before it is collected.
- * Measured under tap: +25 to +27 MB on Node 20, +20 to +44 MB on Node 24, where tap's
- * process-tracking hooks run on the service's own thread and keep some 20 MB more in its old space,
- * so that each step it grows by is larger (the service alone on Node 24: +12 to +21 MB). Without
- * the bound and the back-pressure, the heap would grow by all the stalled clients leave unread,
- * some 7 MB each. (The idle figure itself is measured, not assumed: under tap, a child process
- * also carries that loader, some 25 MB.)
+ * Measured under tap: +21 to +29 MB on Node 20, +20 to +46 MB on Node 24 (21 runs). Node 24's
+ * figure varies more: its old space either stays where it was or takes in some 20 MB of promoted
+ * garbage before a full collection, depending on when one starts (the service alone, outside tap:
+ * +12 to +32 MB in nine runs). Without the bound and the back-pressure, the heap would grow by all
+ * the stalled clients leave unread, some 7 MB each. (The idle figure itself is measured, not assumed: under tap, a child process
+ * also carries tap's process-tracking loader, some 25 MB.)
  */
 const RSS_GROWTH_LIMIT_MB = 50
 
