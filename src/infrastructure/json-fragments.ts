@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { CHUNK_CHARS } from './pulled-body.js'
 
 /** Sends JSON text made beforehand as it is: Fastify does not serialise a string sent as JSON. */
 export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
@@ -11,13 +12,10 @@ export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
  * once still fails before the status is sent.
  */
 
-/** About the size of the body's chunks (pulled-body.ts): larger fragments would be held whole for a slow client. */
-const FRAGMENT_CHARS = 16 * 1024
-
 /**
  * `[`, the elements of every page separated by commas, `]`: one page of elements held at a time,
- * joined into fragments of about FRAGMENT_CHARS (a fragment an element cost a turn of the
- * generator each; a fragment a page, a page's text held for a client that does not read).
+ * joined into fragments of about the body's chunk size, CHUNK_CHARS (a fragment an element cost a
+ * turn of the generator each; a fragment a page, a page's text held for a client that does not read).
  */
 export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element: T) => string): AsyncGenerator<string> {
   let text = '['
@@ -26,7 +24,7 @@ export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element:
     for (const element of page) {
       text += (opened ? ',' : '') + toJson(element)
       opened = true
-      if (text.length >= FRAGMENT_CHARS) {
+      if (text.length >= CHUNK_CHARS) {
         yield text
         text = ''
       }

@@ -2,11 +2,11 @@ import { Readable } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 
 /**
- * The largest chunk handed to the socket (in characters of text), and the most this stream queues
- * ahead of it: with the socket's own buffer, a client that stops reading pins a few chunks of text,
- * not pages.
+ * The largest chunk handed to the socket, in characters of text (a Buffer's in bytes), and the most
+ * this stream queues ahead of it: with the socket's own buffer, a client that stops reading pins a
+ * few chunks of text, not pages. Sources that make text make it in fragments of about this size.
  */
-export const CHUNK_BYTES = 16 * 1024
+export const CHUNK_CHARS = 16 * 1024
 
 export interface PulledBodyOptions {
   /** How long the client may take nothing while the body waits for it. */
@@ -27,7 +27,7 @@ export type BodyFragment = string | Buffer
 /**
  * A response body that asks its source for more text only when the socket has taken what was sent
  * before: `_read` is the socket's demand, so nothing is produced for a client that does not read.
- * Fragments are joined into chunks of at most CHUNK_BYTES, one chunk per turn of the event loop, so
+ * Fragments are joined into chunks of at most CHUNK_CHARS, one chunk per turn of the event loop, so
  * other responses and /health get their turn in between.
  *
  * Text goes to the socket as text (an object-mode stream, one chunk queued): the socket encodes it
@@ -127,7 +127,7 @@ export class PulledBody extends Readable {
     }
   }
 
-  /** Fragments joined up to about CHUNK_BYTES (one fragment as it is, when prompt); empty once the source is done. */
+  /** Fragments joined up to about CHUNK_CHARS (one fragment as it is, when prompt); empty once the source is done. */
   async #nextText(): Promise<BodyFragment> {
     if (this.#prompt) {
       const next = await this.#source.next()
@@ -136,7 +136,7 @@ export class PulledBody extends Readable {
       return ''
     }
     let text = ''
-    while (text.length < CHUNK_BYTES && !this.#exhausted) {
+    while (text.length < CHUNK_CHARS && !this.#exhausted) {
       const next = await this.#source.next()
       if (next.done === true) this.#exhausted = true
       else text += typeof next.value === 'string' ? next.value : next.value.toString()
@@ -167,6 +167,6 @@ export class PulledBody extends Readable {
   }
 }
 
-/** The first CHUNK_BYTES of a fragment (a string is cut by characters: a bound, not an exact size). */
+/** The first CHUNK_CHARS of a fragment: characters of a string, bytes of a Buffer. */
 const head = (fragment: BodyFragment): BodyFragment =>
-  typeof fragment === 'string' ? fragment.slice(0, CHUNK_BYTES) : fragment.subarray(0, CHUNK_BYTES)
+  typeof fragment === 'string' ? fragment.slice(0, CHUNK_CHARS) : fragment.subarray(0, CHUNK_CHARS)

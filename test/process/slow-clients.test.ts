@@ -18,8 +18,8 @@ const STALL_TIMEOUT_S = 2
  * figure varies more: its old space either stays where it was or takes in some 20 MB of promoted
  * garbage before a full collection, depending on when one starts (the service alone, outside tap:
  * +12 to +32 MB in nine runs). Without the bound and the back-pressure, the heap would grow by all
- * the stalled clients leave unread, some 7 MB each. (The idle figure itself is measured, not assumed: under tap, a child process
- * also carries tap's process-tracking loader, some 25 MB.)
+ * the stalled clients leave unread, some 7 MB each. (The idle figure itself is measured, not
+ * assumed: under tap, a child process also carries tap's process-tracking loader, some 25 MB.)
  */
 const RSS_GROWTH_LIMIT_MB = 50
 
