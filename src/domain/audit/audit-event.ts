@@ -1,12 +1,14 @@
-import type { AuditedEvent } from '../../../schemas/audit.js'
-import type { Sites } from '../../vocabulary.js'
+import type { AuditedEvent, AuditVerdict } from '../../../schemas/audit.js'
+import { CLASSIFICATION_STAGE, STAGES, type Sites } from '../../vocabulary.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import { completedBeforeEventFindings } from './completed-before-event.js'
 import { datatrailFindings } from './datatrail-rules.js'
 import { heartbeatFindings } from './heartbeat-rules.js'
+import { factsOf, type KeptEvent, type KeptFacts } from './kept-facts.js'
 import { findingOrder } from './order.js'
 import { outOfOrderFindings } from './out-of-order.js'
-import { eventFacts, everyStageComplete, type AuditedParts, type SiteFacts } from './site-facts.js'
+import { requestedSites } from './requested-sites.js'
+import { eventFacts, everyStageComplete, type AuditedParts, type EventFacts, type SiteFacts } from './site-facts.js'
 import { stuckFindings } from './stuck.js'
 import { verdictOf } from './verdict.js'
 
@@ -23,20 +25,54 @@ export type EventAudit = Pick<AuditedEvent, 'sites' | 'verdict' | 'findings'>
 const siteFindings = (site: SiteFacts) => [...outOfOrderFindings(site), ...datatrailFindings(site), ...heartbeatFindings(site)]
 
 /**
- * One event held against its datatrail, its heartbeats and the clock. Only the requested sites are
- * audited; an event that requested none (`sites` empty) has nothing to audit but the classification,
- * and callers that must refuse it (404) can tell by that.
+ * One event held against its datatrail, its heartbeats and the clock, from its facts (kept by the
+ * store, or made from its records). Only the requested sites are audited; an event that requested
+ * none (`sites` empty) has nothing to audit but the classification, and callers that must refuse it
+ * (404) can tell by that.
  */
-export function auditEvent(parts: AuditedParts, settings: AuditSettings): EventAudit {
-  const facts = eventFacts(parts, settings.sites)
+export function auditFacts(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested'>, settings: AuditSettings): EventAudit {
+  const audited = eventFacts(facts, event, settings.sites)
   const findings = [
-    ...stuckFindings(facts, settings.now - parts.event.timestamp, settings.deadlines),
-    ...completedBeforeEventFindings(facts, parts.event.timestamp),
-    ...facts.sites.flatMap(siteFindings)
+    ...stuckFindings(audited, settings.now - event.timestamp, settings.deadlines),
+    ...completedBeforeEventFindings(audited, event.timestamp),
+    ...audited.sites.flatMap(siteFindings)
   ].sort(findingOrder(settings.sites.names))
   return {
-    sites: facts.sites.map((site) => site.site),
-    verdict: verdictOf(findings, everyStageComplete(facts)),
+    sites: audited.sites.map((site) => site.site),
+    verdict: verdictOf(findings, everyStageComplete(audited)),
     findings
   }
+}
+
+/** The audit recomputed from the event's records: the reference the kept facts are checked against. */
+export function auditEvent(parts: AuditedParts, settings: AuditSettings): EventAudit {
+  const facts = factsOf(0, { ...parts, event: null }, settings.sites)
+  return auditFacts(facts, { timestamp: parts.event.timestamp, requested: requestedSites(parts.event.actions, settings.sites) }, settings)
+}
+
+/** What the store keeps of an event's audit to find it by: its verdict now, and when a deadline next changes it. */
+export interface KeptVerdict {
+  verdict: AuditVerdict
+  /** When the next deadline of a stage still incomplete passes, ms since the epoch; null when none is ahead. */
+  due_at: number | null
+}
+
+/** The verdict of kept facts at `settings.now`, and the time it must be looked at again. */
+export function keptVerdict(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested'>, settings: AuditSettings): KeptVerdict {
+  const { verdict } = auditFacts(facts, event, settings)
+  return { verdict, due_at: nextDeadline(eventFacts(facts, event, settings.sites), event.timestamp, settings) }
+}
+
+/** The earliest deadline after `now` of an audited stage that is still incomplete. */
+function nextDeadline(facts: EventFacts, eventTime: number, { deadlines, now }: AuditSettings): number | null {
+  let next: number | null = null
+  const consider = (deadline: number) => {
+    const due = eventTime + deadline
+    if (due > now && (next === null || due < next)) next = due
+  }
+  if (facts.classification === 'incomplete') consider(deadlines[CLASSIFICATION_STAGE])
+  for (const site of facts.sites) {
+    for (const stage of STAGES) if (site.stages[stage] === 'incomplete') consider(deadlines[stage])
+  }
+  return next
 }

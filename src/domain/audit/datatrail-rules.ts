@@ -14,13 +14,13 @@ export function datatrailFindings({ site, memberName, member, stages }: SiteFact
   if (member.registered && stages.data_registration === 'incomplete') {
     findings.push(finding('datatrail-not-in-trace', site, 'data_registration', details.datatrailNotInTrace(site, memberName)))
   }
-  if (stages.data_replication_to_minoc === 'complete' && member.missing_files.length > 0) {
+  if (stages.data_replication_to_minoc === 'complete' && member.missing_files > 0) {
     findings.push(
       finding(
         'replicated-with-missing-files',
         site,
         'data_replication_to_minoc',
-        details.replicatedWithMissingFiles(site, memberName, member.missing_files.length)
+        details.replicatedWithMissingFiles(site, memberName, member.missing_files)
       )
     )
   }

@@ -1,11 +1,7 @@
-import type { DatatrailMember } from '../../../schemas/datatrail.js'
-import type { Heartbeat } from '../../../schemas/heartbeats.js'
-import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites, type Stage, type StageStatus } from '../../vocabulary.js'
-import { datatrailMemberOutput, heartbeatOutput } from '../event-status.js'
-import { firstCompletions } from '../first-completions.js'
-import type { DatatrailRecord, EventRecord, HeartbeatRecord, TraceRecord, TransitionRecord } from '../records.js'
-import { storedStatus } from '../trace.js'
-import { requestedSites } from './requested-sites.js'
+import type { Sites, Stage, StageStatus } from '../../vocabulary.js'
+import type { EventRecord, TraceRecord, TransitionRecord, DatatrailRecord, HeartbeatRecord } from '../records.js'
+import { STAGES } from '../../vocabulary.js'
+import type { KeptEvent, KeptFacts, KeptSite, MemberFacts } from './kept-facts.js'
 
 /** One event's records as stored, whoever wrote them. */
 export interface AuditedParts {
@@ -17,15 +13,14 @@ export interface AuditedParts {
   transitions: readonly Pick<TransitionRecord, 'key' | 'to' | 'at'>[]
 }
 
-/** What the rules look at for one requested site, read as event status reads it. */
-export interface SiteFacts {
+/** What the rules look at for one requested site. */
+export interface SiteFacts extends Pick<KeptSite, 'last_finished' | 'last_error'> {
   site: string
   /** Name of the site's datatrail member (`baseband`, `{site}_baseband`). */
   memberName: string
-  member: DatatrailMember
+  /** A member never written reads as event status shows it: not registered, no files. */
+  member: MemberFacts
   stages: Readonly<Record<Stage, StageStatus>>
-  /** The site's heartbeats, in no particular order. */
-  heartbeats: readonly Heartbeat[]
 }
 
 export interface EventFacts {
@@ -35,29 +30,23 @@ export interface EventFacts {
   firstCompletions: ReadonlyMap<string, number>
 }
 
-export function eventFacts(parts: AuditedParts, configuredSites: Sites): EventFacts {
-  const members = new Map(parts.datatrail.map((item) => [item.member, item.value]))
-  const heartbeats = parts.heartbeats.map((heartbeat) => heartbeatOutput(heartbeat.heartbeat))
+/** The facts of the sites the event asked for, in configured order. */
+export function eventFacts(facts: KeptFacts, event: Pick<KeptEvent, 'requested'>, configuredSites: Sites): EventFacts {
   return {
-    classification: storedStatus(parts.trace, CLASSIFICATION_KEY),
-    firstCompletions: firstCompletions(parts.transitions),
-    sites: requestedSites(parts.event.actions, configuredSites).map((site) => {
-      const memberName = configuredSites.basebandKeyOf(site)
+    classification: facts.classification,
+    firstCompletions: new Map(Object.entries(facts.first_completions)),
+    sites: event.requested.map((site) => {
+      const kept = facts.sites[site]!
       return {
         site,
-        memberName,
-        // A member never written reads as event status shows it: not registered, no files.
-        member: datatrailMemberOutput(members.get(memberName)),
-        stages: siteStages(parts.trace, site),
-        heartbeats: heartbeats.filter((heartbeat) => heartbeat.site === site)
+        memberName: configuredSites.basebandKeyOf(site),
+        member: kept.member,
+        stages: kept.stages,
+        last_finished: kept.last_finished,
+        last_error: kept.last_error
       }
     })
   }
-}
-
-function siteStages(trace: TraceRecord | null, site: string): Record<Stage, StageStatus> {
-  const entries = STAGES.map((stage) => [stage, storedStatus(trace, stageKey(stage, site))] as const)
-  return Object.fromEntries(entries) as Record<Stage, StageStatus>
 }
 
 /** Every audited stage is complete: the classification and the four stages of every requested site. */

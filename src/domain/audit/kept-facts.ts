@@ -1,0 +1,168 @@
+import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
+import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites, type Stage, type StageStatus } from '../../vocabulary.js'
+import { datatrailMemberOutput, heartbeatOutput } from '../event-status.js'
+import type { EventRecord, TraceRecord } from '../records.js'
+import { storedStatus } from '../trace.js'
+import { requestedSites } from './requested-sites.js'
+
+/** What the rules read of a site's datatrail member: whether it is registered, and its file counts. */
+export interface MemberFacts {
+  registered: boolean
+  num_files: number
+  /** How many files the member lists as missing. */
+  missing_files: number
+}
+
+/** What the rules read of one configured site of an event. */
+export interface KeptSite {
+  stages: Record<Stage, StageStatus>
+  member: MemberFacts
+  /** The finished heartbeat with the highest heartbeat_id, or null. */
+  last_finished: { heartbeat_id: number; total_data_files: number } | null
+  /** The heartbeat with the highest heartbeat_id among those that report an error, or null. */
+  last_error: { heartbeat_id: number; error: string } | null
+}
+
+/** The event's own part: what the audit reports of it, and the sites it asked for baseband data from. */
+export interface KeptEvent {
+  timestamp: number
+  snr: number
+  known_source_name: string
+  /** Configured sites the actions ask baseband data from, in configured order. */
+  requested: string[]
+  /** Whether the event is listed in the window audit: its actions ask for baseband data (any site, configured or not). */
+  listed: boolean
+}
+
+/**
+ * Everything the audit rules read of one event, reduced from its records (event, trace, datatrail,
+ * heartbeats and history): a few hundred bytes however many heartbeats and transitions it has. The
+ * store keeps it beside the trace and every write that touches the event brings it up to date by
+ * the same transaction (the `apply…` functions), so an audit reads one row instead of five
+ * collections. `factsOf` makes it from the records: the reference the kept facts are checked against.
+ * Kept for every configured site, not only the requested ones, so that an event that asks for
+ * another site later needs no other read.
+ */
+export interface KeptFacts {
+  event_no: number
+  /** Null until the event itself is written (a trace or a heartbeat may come first). */
+  event: KeptEvent | null
+  classification: StageStatus
+  sites: Record<string, KeptSite>
+  /** When each audited key was first recorded complete (a transition to `complete`), s since the epoch. */
+  first_completions: Record<string, number>
+}
+
+const noMember = (): MemberFacts => ({ registered: false, num_files: 0, missing_files: 0 })
+
+function emptySite(): KeptSite {
+  const stages = Object.fromEntries(STAGES.map((stage) => [stage, 'incomplete'])) as Record<Stage, StageStatus>
+  return { stages, member: noMember(), last_finished: null, last_error: null }
+}
+
+/** The facts of an event of which nothing is stored yet. */
+export function emptyFacts(eventNo: number, sites: Sites): KeptFacts {
+  return {
+    event_no: eventNo,
+    event: null,
+    classification: 'incomplete',
+    sites: Object.fromEntries(sites.names.map((site) => [site, emptySite()])),
+    first_completions: {}
+  }
+}
+
+/** The audited key a trace key is: the classification, or a stage at a configured site. */
+type AuditedKey = { site: null } | { site: string; stage: Stage }
+
+const keyMaps = new WeakMap<Sites, Map<string, AuditedKey>>()
+
+function auditedKeys(sites: Sites): Map<string, AuditedKey> {
+  let keys = keyMaps.get(sites)
+  if (keys === undefined) {
+    keys = new Map<string, AuditedKey>([[CLASSIFICATION_KEY, { site: null }]])
+    for (const site of sites.names) for (const stage of STAGES) keys.set(stageKey(stage, site), { site, stage })
+    keyMaps.set(sites, keys)
+  }
+  return keys
+}
+
+/** Whether a trace key is one the audit reads. */
+export const isAuditedKey = (key: string, sites: Sites) => auditedKeys(sites).has(key)
+
+export function applyEvent(facts: KeptFacts, event: Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'actions' | 'baseband_requested'>, sites: Sites): void {
+  facts.event = {
+    timestamp: event.timestamp,
+    snr: event.snr,
+    known_source_name: event.known_source_name,
+    requested: requestedSites(event.actions, sites),
+    listed: event.baseband_requested
+  }
+}
+
+/** One key of the trace set to `status`; `changedAt` when the write recorded a transition (the value changed), in s. */
+export function applyStatus(facts: KeptFacts, key: string, status: unknown, changedAt: number | undefined, sites: Sites): void {
+  const audited = auditedKeys(sites).get(key)
+  if (audited === undefined) return
+  const stored = storedStatus({ [key]: status }, key)
+  if (audited.site === null) facts.classification = stored
+  else facts.sites[audited.site]!.stages[audited.stage] = stored
+  if (changedAt !== undefined) applyTransition(facts, { key, to: status, at: changedAt }, sites)
+}
+
+/** A whole trace document written (a bulk load, or another program's write): every stage read again. */
+export function applyTrace(facts: KeptFacts, trace: TraceRecord | null, sites: Sites): void {
+  facts.classification = storedStatus(trace, CLASSIFICATION_KEY)
+  for (const site of sites.names) {
+    for (const stage of STAGES) facts.sites[site]!.stages[stage] = storedStatus(trace, stageKey(stage, site))
+  }
+}
+
+/** A transition recorded in the trace's history: the earliest to `complete` of each key is kept. */
+export function applyTransition(facts: KeptFacts, { key, to, at }: { key: string; to: unknown; at: number }, sites: Sites): void {
+  if (to !== 'complete' || !isAuditedKey(key, sites)) return
+  const seen = facts.first_completions[key]
+  if (seen === undefined || at < seen) facts.first_completions[key] = at
+}
+
+/** A datatrail member written (it replaces the member as stored before). */
+export function applyMember(facts: KeptFacts, member: string, value: Record<string, unknown> | undefined, sites: Sites): void {
+  const site = sites.names.find((name) => sites.basebandKeyOf(name) === member)
+  if (site === undefined) return
+  const output = datatrailMemberOutput(value)
+  facts.sites[site]!.member = { registered: output.registered, num_files: output.num_files, missing_files: output.missing_files.length }
+}
+
+/** A heartbeat stored (heartbeats are only ever added: one already stored is never applied again). */
+export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record<string, unknown>): void {
+  const heartbeat = heartbeatOutput(stored as Record<string, unknown>)
+  // A site name is another writer's text: only a configured site's own member counts.
+  if (!Object.hasOwn(facts.sites, heartbeat.site)) return
+  const site = facts.sites[heartbeat.site]!
+  const id = heartbeat.heartbeat_id
+  if (heartbeat.received.finished_time !== null && (site.last_finished === null || id > site.last_finished.heartbeat_id)) {
+    site.last_finished = { heartbeat_id: id, total_data_files: heartbeat.received.total_data_files }
+  }
+  const error = heartbeat.sent.error ?? ''
+  if (error !== '' && (site.last_error === null || id > site.last_error.heartbeat_id)) site.last_error = { heartbeat_id: id, error }
+}
+
+/** Everything stored of one event, as the rules read it. */
+export interface EventRecords {
+  event: Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'actions' | 'baseband_requested'> | null
+  trace: TraceRecord | null
+  datatrail: readonly { member: string; value: Record<string, unknown> }[]
+  heartbeats: readonly { heartbeat: HeartbeatInput | Record<string, unknown> }[]
+  transitions: readonly { key: string; to: unknown; at: number }[]
+}
+
+/** The facts made from the records themselves: what the kept facts must always equal. */
+export function factsOf(eventNo: number, records: EventRecords, sites: Sites): KeptFacts {
+  const facts = emptyFacts(eventNo, sites)
+  if (records.event !== null) applyEvent(facts, records.event, sites)
+  applyTrace(facts, records.trace, sites)
+  for (const transition of records.transitions) applyTransition(facts, transition, sites)
+  // The last write of a member wins, as in a Map made of the rows.
+  for (const { member, value } of records.datatrail) applyMember(facts, member, value, sites)
+  for (const { heartbeat } of records.heartbeats) applyHeartbeat(facts, heartbeat)
+  return facts
+}
