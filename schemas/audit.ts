@@ -109,3 +109,41 @@ export const auditQuerySchema = (sites: Sites) =>
     verdict: Type.Optional(StringEnum(VERDICTS, { description: 'Only events with this verdict (the summary still counts all).' })),
     site: Type.Optional(StringEnum(sites.names, { description: 'Only events that asked for baseband data from this site.' }))
   })
+
+export const becameStuckSchema = (sites: Sites) =>
+  Type.Object(
+    {
+      site: siteOrNull(sites, 'The site; null for `tsar_classification`.'),
+      stage: ref(PipelineStageSchema),
+      deadline_utc: Type.String({ format: 'date-time', description: 'When the stage’s deadline passed: the event time plus the stage deadline, ISO 8601 UTC.' })
+    },
+    { $id: 'BecameStuck', additionalProperties: false, description: 'A stage whose deadline passed while it was incomplete.' }
+  )
+
+export const verdictChangeSchema = (sites: Sites) =>
+  Type.Object(
+    {
+      event_no: EventNoSchema,
+      from: Type.Union([ref(AuditVerdictSchema), Type.Null()], {
+        description: 'The verdict before; null when the event was not in the audit (it had not asked for baseband data, or was not stored).'
+      }),
+      to: Type.Union([ref(AuditVerdictSchema), Type.Null()], {
+        description: 'The verdict now; null when the event left the audit (it no longer asks for baseband data).'
+      }),
+      at: Type.String({ format: 'date-time', description: 'When the service saw the change: the write that made it, or the deadline check after a deadline passed, ISO 8601 UTC.' }),
+      became_stuck: Type.Array(ref(becameStuckSchema(sites)), {
+        description: 'Stages that turned stuck with this change, each with the moment its deadline passed; empty when none did.'
+      }),
+      audit: Type.Union([ref(auditedEventSchema(sites)), Type.Null()], {
+        description: 'The audited event after the change, as `/audit/{event_no}` returns it; null when it left the audit.'
+      })
+    },
+    {
+      $id: 'VerdictChange',
+      additionalProperties: false,
+      description:
+        'The `data` of an `event: verdict` message of the live stream: an event’s audit verdict changed, or one of its stages ' +
+        'turned stuck as its deadline passed (with no write at all).'
+    }
+  )
+export type VerdictChange = Static<ReturnType<typeof verdictChangeSchema>>

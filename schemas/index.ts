@@ -13,11 +13,13 @@ import {
   auditFindingSchema,
   auditReportSchema,
   AuditRuleSchema,
+  becameStuckSchema,
   AuditSeveritySchema,
   AuditSummarySchema,
   AuditVerdictSchema,
   PipelineStageSchema,
-  ReportWindowSchema
+  ReportWindowSchema,
+  verdictChangeSchema
 } from './audit.js'
 import { ErrorEnvelopeSchema, ExceptionSchema, StatusTrueSchema } from './common.js'
 import { DatatrailMemberSchema, datatrailSchema, LargerDatasetSchema } from './datatrail.js'
@@ -74,6 +76,8 @@ export function sharedSchemas(sites: Sites): TSchema[] {
     AuditSummarySchema,
     ReportWindowSchema,
     auditReportSchema(sites),
+    becameStuckSchema(sites),
+    verdictChangeSchema(sites),
     TransitionSchema,
     StreamedTransitionSchema,
     TraceHistorySchema,

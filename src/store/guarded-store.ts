@@ -5,7 +5,7 @@ export type Adapter<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R> : never
 }
 
-type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views' | 'transitions' | 'firstStart'
+type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views' | 'transitions' | 'audits' | 'verdictChanges' | 'firstStart'
 
 export type AdapterCollections = { [K in CollectionName]: Adapter<Store[K]> }
 
@@ -73,6 +73,8 @@ export function guardedStore(adapter: StoreAdapter): Store {
     heartbeats: guarded('heartbeats'),
     views: guarded('views'),
     transitions: guarded('transitions'),
+    audits: guarded('audits'),
+    verdictChanges: guarded('verdictChanges'),
     firstStart: guarded('firstStart'),
     ping: () => run('ping', () => adapter.ping()).then(() => undefined),
     close: () => adapter.close(),

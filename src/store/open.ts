@@ -25,7 +25,7 @@ export async function openStore(config: Config, { whenMissing = 'create', log = 
     case 'sqlite': {
       // Each adapter is loaded only when chosen: a process holds the modules of one store, not both.
       const { openSqliteStore } = await import('./sqlite/store.js')
-      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, whenMissing })
+      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, whenMissing, deadlines: config.STAGE_DEADLINES })
     }
     case 'mongodb': {
       // The driver is most of a start-up's module loading, and SQLite needs none of it.

@@ -16,6 +16,9 @@ import type {
   UserRecord,
   WindowEventParts
 } from '../domain/records.js'
+import type { VerdictChange } from '../../schemas/audit.js'
+import type { KeptFacts } from '../domain/audit/kept-facts.js'
+import type { KeptLook } from '../domain/audit/kept-look.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { StageStatus } from '../vocabulary.js'
 
@@ -33,6 +36,8 @@ export interface Store {
   readonly heartbeats: HeartbeatCollection
   readonly views: StoreViews
   readonly transitions: TransitionFeed
+  readonly audits: AuditCollection
+  readonly verdictChanges: VerdictFeed
   readonly firstStart: FirstStart
   /** Resolves when the store can take a write now. */
   ping(): Promise<void>
@@ -173,6 +178,56 @@ export interface TransitionFeed {
 export interface FeedPage {
   transitions: FeedTransition[]
   position: number
+}
+
+/** One event's kept audit: the facts its rules read and the last look at them (kept-facts.ts, kept-look.ts). */
+export interface KeptAudit {
+  facts: KeptFacts
+  look: KeptLook
+}
+
+/** An event whose kept facts differed from those made from its records, found by `verify` and repaired. */
+export interface AuditMismatch {
+  event_no: number
+  kept: KeptFacts | null
+  recomputed: KeptFacts
+}
+
+/**
+ * The audit of every event, kept: each write of an event, trace, datatrail member, heartbeat or
+ * transition brings the event's facts and look up to date in the same transaction (on MongoDB, the
+ * same single-document write as the trace, or right after it; see the adapter), and records a verdict
+ * change in the verdict feed when the look's verdict or stuck stages change. Writes look at the
+ * store's clock with the configured deadlines. Deadlines pass without a write: `due` and `settle`
+ * are how a scheduler moves the events whose next deadline has passed.
+ */
+export interface AuditCollection {
+  /** One event's kept audit; null when nothing of the event is stored. */
+  find(eventNo: number): Promise<KeptAudit | null>
+  /**
+   * The window's audited events (those whose actions ask for baseband data) strictly after
+   * `after`, ascending by (event time, event_no), at most `limit`: one index range scan.
+   */
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<KeptAudit[]>
+  /** Event numbers whose next deadline is at or before `now` (ms), earliest first, at most `limit`. */
+  due(now: number, limit: number): Promise<number[]>
+  /**
+   * Looks at each event again at `now` (ms), in one transaction: where the look changed it is
+   * written, with its verdict change when there is one. Resolves to the changes recorded.
+   */
+  settle(eventNos: readonly number[], now: number): Promise<VerdictChange[]>
+  /**
+   * Holds the kept facts of the events after `after` in event_no order (at most `limit` of them)
+   * against facts made again from their records; each mismatch is repaired (facts and look written,
+   * with a verdict change when the look changed) and reported. `last`: where the next page starts, null at the end.
+   */
+  verify(after: number, limit: number, now: number): Promise<{ checked: number; mismatches: AuditMismatch[]; last: number | null }>
+}
+
+/** Every verdict change recorded through any instance sharing the store, in the order written; positions as in TransitionFeed. */
+export interface VerdictFeed {
+  position(): Promise<number>
+  since(position: number, limit: number): Promise<{ changes: VerdictChange[]; position: number }>
 }
 
 /** Told of every store operation: its name (`users.find`, `ping`), duration and outcome (with the error, as the port throws it, when it failed). */

@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { storeConformance, type OpenStore } from './conformance.js'
 import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
+import { auditConformance, type OpenAuditStore } from './audit-conformance.js'
 import { defaultSites } from '../sites.js'
 import { siteModel } from '../../src/vocabulary.js'
 
@@ -19,6 +20,24 @@ t.test('the SQLite adapter passes the store conformance suite', async (t) => {
   storeConformance(t, openFresh)
   tracerConformance(t, openFresh)
   historyConformance(t, openFresh)
+})
+
+const openAudited: OpenAuditStore = async (t, { sites, deadlines, now }) => {
+  const path = join(t.testdir(), `audit-${Math.random().toString(36).slice(2)}.sqlite`)
+  let store = openSqliteStore(path, sites, { deadlines, now })
+  t.teardown(() => store.close())
+  return {
+    store,
+    async reopen(next) {
+      await store.close()
+      store = openSqliteStore(path, sites, { deadlines: next, now })
+      return store
+    }
+  }
+}
+
+t.test('the SQLite adapter keeps the audit the records make', async (t) => {
+  auditConformance(t, openAudited, defaultSites)
 })
 
 t.test('the file is created with its folder, in WAL mode, at the current schema version', async (t) => {

@@ -1,7 +1,11 @@
 import type Database from 'better-sqlite3'
 import type { Sites } from '../../vocabulary.js'
 import type { AdapterCollections } from '../guarded-store.js'
+import type { StageDeadlines } from '../../domain/stage-deadlines.js'
+import { SqliteAudits } from './audits.js'
 import { SqliteDatatrail } from './datatrail.js'
+import { EventRecordsReader } from './event-records.js'
+import { SqliteVerdictFeed } from './verdict-feed.js'
 import { SqliteEvents } from './events.js'
 import { SqliteFirstStart } from './first-start.js'
 import { SqliteHeartbeats } from './heartbeats.js'
@@ -10,12 +14,20 @@ import { SqliteTransitions } from './transitions.js'
 import { SqliteUsers } from './users.js'
 import { SqliteViews } from './views.js'
 
+/** What the kept audit looks with: the stage deadlines, and the clock they are held against (ms). */
+export interface KeptAuditSettings {
+  deadlines: StageDeadlines
+  now: () => number
+}
+
 /**
  * One connection to the file and everything prepared on it. Statements belong to their connection,
  * so a store that reopens its file makes a new SqliteConnection, never a new Database alone.
  */
 export class SqliteConnection {
   readonly collections: AdapterCollections
+  /** The kept audit, which the store also refreshes at start. */
+  readonly audits: SqliteAudits
   /**
    * Writes one page under the write lock and rolls it back: throws what a write would meet now
    * (another process's lock, a read-only connection, a database that may not grow) and touches
@@ -30,19 +42,23 @@ export class SqliteConnection {
 
   constructor(
     readonly db: Database.Database,
-    sites: Sites
+    sites: Sites,
+    audit: KeptAuditSettings
   ) {
+    const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db)))
     const tables = {
-      events: new SqliteEvents(db, sites),
-      traces: new SqliteTraces(db, sites),
-      datatrail: new SqliteDatatrail(db),
-      heartbeats: new SqliteHeartbeats(db)
+      events: new SqliteEvents(db, sites, audits),
+      traces: new SqliteTraces(db, sites, audits),
+      datatrail: new SqliteDatatrail(db, sites, audits),
+      heartbeats: new SqliteHeartbeats(db, audits)
     }
     this.collections = {
       users: new SqliteUsers(db),
       ...tables,
       views: new SqliteViews(db, tables, sites),
       transitions: new SqliteTransitions(db),
+      audits,
+      verdictChanges: new SqliteVerdictFeed(db),
       firstStart: new SqliteFirstStart(db, tables)
     }
 

@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3'
 import type { DatatrailRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { DatatrailCollection } from '../port.js'
+import { applyMember } from '../../domain/audit/kept-facts.js'
+import type { Sites } from '../../vocabulary.js'
+import type { SqliteAudits } from './audits.js'
 
 interface DatatrailRow {
   event_no: number
@@ -14,7 +17,11 @@ interface DatatrailRow {
 export class SqliteDatatrail implements Adapter<DatatrailCollection> {
   private readonly statements
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sites: Sites,
+    private readonly audits: SqliteAudits
+  ) {
     this.statements = {
       put: db.prepare<DatatrailRow>(
         `INSERT INTO datatrail (event_no, member, doc, update_timestamp) VALUES (@event_no, @member, @doc, @update_timestamp)
@@ -29,6 +36,7 @@ export class SqliteDatatrail implements Adapter<DatatrailCollection> {
       for (const { event_no, member, value, update_timestamp } of members) {
         this.statements.put.run({ event_no, member, doc: JSON.stringify(value), update_timestamp })
       }
+      this.audits.keep(members.map(({ event_no, member, value }) => [event_no, (facts) => applyMember(facts, member, value, this.sites)]))
     })()
   }
 

@@ -4,6 +4,8 @@ import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/record
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
+import { applyEvent } from '../../domain/audit/kept-facts.js'
+import type { SqliteAudits } from './audits.js'
 
 export interface EventRow {
   event_no: number
@@ -72,7 +74,8 @@ export class SqliteEvents implements Adapter<EventCollection> {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly sites: Sites
+    private readonly sites: Sites,
+    private readonly audits: SqliteAudits
   ) {
     this.statements = {
       upsert: db.prepare<ReturnType<typeof toRow>>(
@@ -93,6 +96,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
   upsert(events: readonly EventRecord[]): number {
     this.db.transaction(() => {
       for (const event of events) this.statements.upsert.run(toRow(event, this.sites))
+      this.audits.keep(events.map((event) => [event.event_no, (facts) => applyEvent(facts, event, this.sites)]))
     })()
     return events.length
   }

@@ -3,12 +3,17 @@ import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
+import { applyHeartbeat } from '../../domain/audit/kept-facts.js'
+import type { SqliteAudits } from './audits.js'
 
 /** Heartbeats, one row per heartbeat_id, the record as JSON. */
 export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   private readonly statements
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly audits: SqliteAudits
+  ) {
     this.statements = {
       add: db.prepare<[number, number, string, number]>(
         `INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, ?)
@@ -26,9 +31,12 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   add(heartbeats: readonly HeartbeatInput[], now: number): number {
     let added = 0
     this.db.transaction(() => {
-      for (const heartbeat of heartbeats) {
-        added += this.statements.add.run(heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now).changes
-      }
+      // A heartbeat_id stored already is left as it is, so only the new ones reach the audit.
+      const stored = heartbeats.filter(
+        (heartbeat) => this.statements.add.run(heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now).changes === 1
+      )
+      added = stored.length
+      this.audits.keep(stored.map((heartbeat) => [heartbeat.event_no, (facts) => applyHeartbeat(facts, heartbeat)]))
     })()
     return added
   }

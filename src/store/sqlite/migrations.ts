@@ -88,5 +88,30 @@ export const migrations: readonly string[] = [
   // event-status shows an event's first heartbeats and, from all of them, how many there are and
   // when the latest was stored: without this index that last figure reads every row of the event
   // (30 ms for 100,000 heartbeats); with it, one index seek.
-  `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`
+  `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`,
+
+  // The audit of every event, kept (see kept-facts.ts): the facts its rules read, reduced from the
+  // event's records, and the last look at them. Each write of a record updates its event's row in
+  // the same transaction. \`listed\` rows (events asking for baseband data) are the audit of a window,
+  // one range scan by event time; \`due_at\` is when the next deadline of an incomplete stage passes,
+  // which the deadline scheduler finds by its index. Filled by the service at start (settings
+  // 'kept_audits' says for which sites and deadlines the rows were made).
+  `CREATE TABLE audits (
+     event_no   INTEGER PRIMARY KEY,
+     facts      TEXT NOT NULL,
+     listed     INTEGER NOT NULL,
+     event_time INTEGER,
+     verdict    TEXT,
+     due_at     INTEGER,
+     stuck      TEXT NOT NULL
+   ) STRICT;
+   CREATE INDEX audits_listed_by_time ON audits (event_time, event_no) WHERE listed = 1;
+   CREATE INDEX audits_by_due ON audits (due_at) WHERE due_at IS NOT NULL;
+
+   -- Every verdict change, written with the look that made it: the live stream reads them by seq.
+   CREATE TABLE audit_changes (
+     seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+     event_no INTEGER NOT NULL,
+     message  TEXT NOT NULL
+   ) STRICT;`
 ]

@@ -6,6 +6,10 @@ import type { WhenMissing } from '../when-missing.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
+import { refreshKeptAudits } from './kept-audits-refresh.js'
+import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
+
+const DEFAULT_DEADLINES = parseStageDeadlines(DEFAULT_STAGE_DEADLINES)
 
 /**
  * A connection that a reopen may cure is replaced at most this often: a file that stays unusable
@@ -22,24 +26,28 @@ export interface SqliteOptions {
   now?: () => number
   /** When there is no file at `path`: create it unless told otherwise. */
   whenMissing?: WhenMissing
+  /** The stage deadlines the kept audit looks with: the defaults unless given. */
+  deadlines?: StageDeadlines
 }
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
 export function openSqliteStore(
   path: string,
   sites: Sites,
-  { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create' }: SqliteOptions = {}
+  { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES }: SqliteOptions = {}
 ): Store {
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
   const connect = (creating: WhenMissing = 'refuse') => {
     const db = openDatabase(path, busyTimeoutMs, createDatabase, creating)
     try {
       refreshOutputTexts(db, sites)
+      const connection = new SqliteConnection(db, sites, { deadlines, now })
+      refreshKeptAudits(db, connection.audits, sites, deadlines)
+      return connection
     } catch (error) {
       db.close()
       throw error
     }
-    return new SqliteConnection(db, sites)
   }
   try {
     return guardedStore(new SqliteAdapter(connect(whenMissing), path === ':memory:' ? undefined : () => connect(), now))

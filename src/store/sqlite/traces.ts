@@ -5,6 +5,8 @@ import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
+import { applyStatus, applyTrace, applyTransition } from '../../domain/audit/kept-facts.js'
+import type { SqliteAudits } from './audits.js'
 import { GroupCommit } from './group-commit.js'
 
 /** A JSON path to one flat key; keys come from the configured sites and stages, never from input. */
@@ -40,7 +42,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly sites: Sites
+    private readonly sites: Sites,
+    private readonly audits: SqliteAudits
   ) {
     this.template = JSON.stringify(newTraceDocument(sites, 0, 0))
     this.outputTemplate = newTraceJson(sites)
@@ -102,6 +105,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       const from = before === undefined ? null : asText(before.value)
       if (from === status) return false
       record.run({ eventNo, key, from, to: status, at: now, by })
+      // A value that did not change moves nothing the audit reads.
+      audits.keep([[eventNo, (facts) => applyStatus(facts, key, status, now, sites)]])
       return true
     })
   }
@@ -133,7 +138,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
   record(transitions: readonly FeedTransition[]): number {
     let added = 0
     this.db.transaction(() => {
-      for (const transition of transitions) added += this.statements.recordOfTrace.run(transition).changes
+      const recorded = transitions.filter((transition) => this.statements.recordOfTrace.run(transition).changes === 1)
+      added = recorded.length
+      this.audits.keep(recorded.map((transition) => [transition.event_no, (facts) => applyTransition(facts, transition, this.sites)]))
     })()
     return added
   }
@@ -144,6 +151,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         const eventNo = trace.event_no as number
         this.statements.replace.run(eventNo, JSON.stringify(trace), traceJson(eventNo, trace, this.sites))
       }
+      this.audits.keep(traces.map((trace) => [trace.event_no as number, (facts) => applyTrace(facts, trace, this.sites)]))
     })()
     return traces.length
   }

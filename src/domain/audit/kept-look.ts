@@ -1,0 +1,69 @@
+import type { AuditVerdict, VerdictChange } from '../../../schemas/audit.js'
+import type { StageDeadlines } from '../stage-deadlines.js'
+import { toIsoUtc } from '../time-window.js'
+import { auditFacts, keptVerdict, type AuditSettings, type EventAudit } from './audit-event.js'
+import { auditedEventRecord } from './audited-event.js'
+import type { KeptFacts } from './kept-facts.js'
+
+/**
+ * What the store keeps of an event's audit besides its facts, to find it by and to tell a change:
+ * the verdict and the stuck stages as of the last look (a write, or the deadline check), and when
+ * the next deadline passes. An event that is not in the audit (not stored, or asking for no
+ * baseband data) has no verdict and nothing due.
+ */
+export interface KeptLook {
+  verdict: AuditVerdict | null
+  /** ms since the epoch; null when no deadline of an incomplete stage is ahead. */
+  due_at: number | null
+  /** The stuck stages, as `{site}/{stage}` (`/tsar_classification`), in the audit's order. */
+  stuck: string[]
+}
+
+export const NOT_AUDITED: KeptLook = { verdict: null, due_at: null, stuck: [] }
+
+const stuckKey = (site: string | null, stage: string | null) => `${site ?? ''}/${stage ?? ''}`
+
+/** The look of kept facts at `settings.now`, and the audit it comes from (null when not audited). */
+export function lookAt(facts: KeptFacts, settings: AuditSettings): { look: KeptLook; audit: EventAudit | null } {
+  const event = facts.event
+  if (event === null || !event.listed) return { look: NOT_AUDITED, audit: null }
+  const audit = auditFacts(facts, event, settings)
+  const { due_at } = keptVerdict(facts, event, settings)
+  const stuck = audit.findings.filter((found) => found.rule === 'stuck').map((found) => stuckKey(found.site, found.stage))
+  return { look: { verdict: audit.verdict, due_at, stuck }, audit }
+}
+
+/** Whether two looks differ in what the store keeps of them. */
+export const sameLook = (a: KeptLook, b: KeptLook) =>
+  a.verdict === b.verdict && a.due_at === b.due_at && a.stuck.length === b.stuck.length && a.stuck.every((key, index) => key === b.stuck[index])
+
+/**
+ * What the live stream says of a look that replaced `before`: a change of verdict, or stages newly
+ * stuck. Null when neither: a write that moved nothing the audit reports says nothing.
+ */
+export function verdictChange(
+  facts: KeptFacts,
+  before: KeptLook,
+  after: { look: KeptLook; audit: EventAudit | null },
+  settings: AuditSettings
+): VerdictChange | null {
+  const known = new Set(before.stuck)
+  const newlyStuck = after.audit?.findings.filter((found) => found.rule === 'stuck' && !known.has(stuckKey(found.site, found.stage))) ?? []
+  if (before.verdict === after.look.verdict && newlyStuck.length === 0) return null
+  const event = facts.event
+  return {
+    event_no: facts.event_no,
+    from: before.verdict,
+    to: after.look.verdict,
+    at: toIsoUtc(settings.now),
+    became_stuck: newlyStuck.map((found) => ({
+      site: found.site,
+      stage: found.stage!,
+      deadline_utc: toIsoUtc(event!.timestamp + settings.deadlines[found.stage!])
+    })),
+    audit: after.audit === null || event === null ? null : auditedEventRecord({ event_no: facts.event_no, ...event }, after.audit)
+  }
+}
+
+/** What a look depends on besides the facts and the clock: a store whose looks were made with other deadlines looks again at start. */
+export const lookSignature = (deadlines: StageDeadlines): string => JSON.stringify(deadlines)

@@ -1,0 +1,181 @@
+import { isDeepStrictEqual } from 'node:util'
+import type Database from 'better-sqlite3'
+import type { VerdictChange } from '../../../schemas/audit.js'
+import type { AuditSettings } from '../../domain/audit/audit-event.js'
+import { emptyFacts, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
+import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../../domain/audit/kept-look.js'
+import type { EventPosition } from '../../domain/records.js'
+import type { StageDeadlines } from '../../domain/stage-deadlines.js'
+import type { TimeWindow } from '../../domain/time-window.js'
+import type { Sites } from '../../vocabulary.js'
+import type { Adapter } from '../guarded-store.js'
+import type { AuditCollection, AuditMismatch, KeptAudit } from '../port.js'
+import type { EventRecordsReader } from './event-records.js'
+
+interface AuditRow {
+  event_no: number
+  facts: string
+  verdict: KeptLook['verdict']
+  due_at: number | null
+  stuck: string
+}
+
+/** What a write hands over: each event it touched, and what the write did to its facts. */
+export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
+
+const toKept = (row: AuditRow): KeptAudit => ({
+  facts: JSON.parse(row.facts) as KeptFacts,
+  look: { verdict: row.verdict, due_at: row.due_at, stuck: JSON.parse(row.stuck) as string[] }
+})
+
+/**
+ * The kept audit on SQLite: one row per event (see migrations.ts). `keep` is called by every
+ * writer inside its own transaction, so a record and its event's audit are committed together or
+ * not at all; reads are one row or one index range.
+ */
+export class SqliteAudits implements Adapter<AuditCollection> {
+  private readonly statements
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sites: Sites,
+    private readonly deadlines: StageDeadlines,
+    private readonly clock: () => number,
+    private readonly records: EventRecordsReader
+  ) {
+    this.statements = {
+      get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
+      put: db.prepare<{ event_no: number; facts: string; listed: 0 | 1; event_time: number | null; verdict: string | null; due_at: number | null; stuck: string }>(
+        `INSERT INTO audits (event_no, facts, listed, event_time, verdict, due_at, stuck)
+         VALUES (@event_no, @facts, @listed, @event_time, @verdict, @due_at, @stuck)
+         ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, listed = excluded.listed, event_time = excluded.event_time,
+           verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck`
+      ),
+      setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string }>(
+        'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck WHERE event_no = @event_no'
+      ),
+      change: db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)'),
+      window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, AuditRow>(
+        `SELECT event_no, facts, verdict, due_at, stuck FROM audits
+         WHERE listed = 1 AND (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
+         ORDER BY event_time, event_no LIMIT @limit`
+      ),
+      due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck()
+    }
+  }
+
+  settings(now = this.clock()): AuditSettings {
+    return { sites: this.sites, deadlines: this.deadlines, now }
+  }
+
+  /**
+   * Inside the caller's transaction: applies each change to its event's facts (an event met twice
+   * is read once), then looks at each event once and writes it, with its verdict change.
+   */
+  keep(changes: FactChanges): void {
+    const touched = new Map<number, KeptAudit>()
+    for (const [eventNo, change] of changes) {
+      let kept = touched.get(eventNo)
+      if (kept === undefined) {
+        kept = this.find(eventNo) ?? { facts: emptyFacts(eventNo, this.sites), look: NOT_AUDITED }
+        touched.set(eventNo, kept)
+      }
+      change(kept.facts)
+    }
+    const settings = this.settings()
+    for (const { facts, look } of touched.values()) this.write(facts, look, settings)
+  }
+
+  /** Writes the facts and their look; `before` null records no verdict change. */
+  private write(facts: KeptFacts, before: KeptLook | null, settings: AuditSettings): VerdictChange | null {
+    const after = lookAt(facts, settings)
+    const listed = facts.event?.listed === true
+    this.statements.put.run({
+      event_no: facts.event_no,
+      facts: JSON.stringify(facts),
+      listed: listed ? 1 : 0,
+      event_time: facts.event?.timestamp ?? null,
+      verdict: after.look.verdict,
+      due_at: after.look.due_at,
+      stuck: JSON.stringify(after.look.stuck)
+    })
+    return before === null ? null : this.recordChange(facts, before, after, settings)
+  }
+
+  private recordChange(facts: KeptFacts, before: KeptLook, after: ReturnType<typeof lookAt>, settings: AuditSettings): VerdictChange | null {
+    const change = verdictChange(facts, before, after, settings)
+    if (change !== null) this.statements.change.run(facts.event_no, JSON.stringify(change))
+    return change
+  }
+
+  /**
+   * Makes every kept row again from the records (`facts`), or only looks at every row again with
+   * the configured deadlines (`looks`), a page at a time inside the caller's transaction. No verdict
+   * change is recorded: nobody streams while a store opens, and a store's first build would record one per event.
+   */
+  rebuild(what: 'facts' | 'looks'): void {
+    const settings = this.settings()
+    const pageSize = 1000
+    for (let eventNos = this.records.eventNumbersAfter(-1, pageSize); eventNos.length > 0; eventNos = this.records.eventNumbersAfter(eventNos.at(-1)!, pageSize)) {
+      if (what === 'facts') {
+        for (const [eventNo, records] of this.records.of(eventNos)) this.write(factsOf(eventNo, records, this.sites), null, settings)
+      } else {
+        for (const eventNo of eventNos) {
+          const kept = this.find(eventNo)
+          if (kept !== null) this.write(kept.facts, null, settings)
+        }
+      }
+    }
+  }
+
+  find(eventNo: number): KeptAudit | null {
+    const row = this.statements.get.get(eventNo)
+    return row === undefined ? null : toKept(row)
+  }
+
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): KeptAudit[] {
+    const position = after ?? { timestamp: window.start, event_no: -1 }
+    return this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map(toKept)
+  }
+
+  due(now: number, limit: number): number[] {
+    return this.statements.due.all(now, limit)
+  }
+
+  settle(eventNos: readonly number[], now: number): VerdictChange[] {
+    const settings = this.settings(now)
+    const changes: VerdictChange[] = []
+    this.db.transaction(() => {
+      for (const eventNo of eventNos) {
+        const row = this.statements.get.get(eventNo)
+        if (row === undefined) continue
+        const { facts, look: before } = toKept(row)
+        const after = lookAt(facts, settings)
+        if (sameLook(before, after.look)) continue
+        this.statements.setLook.run({ event_no: eventNo, verdict: after.look.verdict, due_at: after.look.due_at, stuck: JSON.stringify(after.look.stuck) })
+        const change = this.recordChange(facts, before, after, settings)
+        if (change !== null) changes.push(change)
+      }
+    }).immediate()
+    return changes
+  }
+
+  verify(after: number, limit: number, now: number): { checked: number; mismatches: AuditMismatch[]; last: number | null } {
+    const settings = this.settings(now)
+    return this.db
+      .transaction(() => {
+        // Every event with a record or a kept row: a row whose records are gone is held against none.
+        const eventNos = this.records.eventNumbersAfter(after, limit)
+        const mismatches: AuditMismatch[] = []
+        for (const [eventNo, records] of this.records.of(eventNos)) {
+          const recomputed = factsOf(eventNo, records, this.sites)
+          const keptAudit = this.find(eventNo)
+          if (keptAudit !== null && isDeepStrictEqual(keptAudit.facts, recomputed)) continue
+          mismatches.push({ event_no: eventNo, kept: keptAudit?.facts ?? null, recomputed })
+          this.write(recomputed, keptAudit?.look ?? NOT_AUDITED, settings)
+        }
+        return { checked: eventNos.length, mismatches, last: eventNos.length < limit ? null : eventNos.at(-1)! }
+      })
+      .immediate()
+  }
+}

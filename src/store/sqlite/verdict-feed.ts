@@ -1,0 +1,28 @@
+import type Database from 'better-sqlite3'
+import type { VerdictChange } from '../../../schemas/audit.js'
+import type { Adapter } from '../guarded-store.js'
+import type { VerdictFeed } from '../port.js'
+
+/** The verdict changes every process records, read by their seq, as SqliteTransitions reads transitions. */
+export class SqliteVerdictFeed implements Adapter<VerdictFeed> {
+  private readonly statements
+
+  constructor(db: Database.Database) {
+    this.statements = {
+      position: db.prepare<[], number>('SELECT coalesce(max(seq), 0) FROM audit_changes').pluck(),
+      since: db.prepare<[number, number], { seq: number; message: string }>('SELECT seq, message FROM audit_changes WHERE seq > ? ORDER BY seq LIMIT ?')
+    }
+  }
+
+  position(): number {
+    return this.statements.position.get() ?? 0
+  }
+
+  since(position: number, limit: number): { changes: VerdictChange[]; position: number } {
+    const rows = this.statements.since.all(position, limit)
+    return {
+      changes: rows.map((row) => JSON.parse(row.message) as VerdictChange),
+      position: rows.length === 0 ? position : rows[rows.length - 1]!.seq
+    }
+  }
+}

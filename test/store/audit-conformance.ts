@@ -1,0 +1,191 @@
+import fc from 'fast-check'
+import type { Test } from 'tap'
+import { auditEvent, auditFacts } from '../../src/domain/audit/audit-event.js'
+import { factsOf, type EventRecords } from '../../src/domain/audit/kept-facts.js'
+import { lookAt } from '../../src/domain/audit/kept-look.js'
+import type { EventRecord } from '../../src/domain/records.js'
+import { parseStageDeadlines, type StageDeadlines } from '../../src/domain/stage-deadlines.js'
+import type { Store } from '../../src/store/port.js'
+import { PIPELINE_STAGES, STAGES, stageKey, traceKey, type Sites } from '../../src/vocabulary.js'
+
+/** A store whose kept audit looks with `deadlines` at the clock `now`, and the same store opened again with other deadlines. */
+export interface AuditStoreUnderTest {
+  store: Store
+  reopen(deadlines: StageDeadlines): Promise<Store>
+}
+export type OpenAuditStore = (t: Test, options: { sites: Sites; deadlines: StageDeadlines; now: () => number }) => Promise<AuditStoreUnderTest>
+
+const T0 = Date.parse('2026-03-01T00:00:00Z')
+const HOUR = 3_600_000
+const EVENT_NOS = [1, 2, 3]
+
+/** Everything the store holds of one event, read back through the port: what the kept audit must equal. */
+async function recordsOf(store: Store, eventNo: number) {
+  const parts = await store.views.eventParts(eventNo)
+  return { event: parts.event, trace: parts.trace, datatrail: parts.datatrail, heartbeats: parts.heartbeats, transitions: await store.traces.history(eventNo) } satisfies EventRecords
+}
+
+type Write =
+  | { kind: 'event'; eventNo: number; hoursAgo: number; sites: string[] }
+  | { kind: 'status'; eventNo: number; key: string; status: 'complete' | 'incomplete' }
+  | { kind: 'trace'; eventNo: number; keys: string[] }
+  | { kind: 'member'; eventNo: number; site: string; registered: boolean; files: number; missing: number }
+  | { kind: 'heartbeat'; eventNo: number; id: number; site: string; files: number; finished: boolean; error: string | null }
+  | { kind: 'clock'; hours: number }
+  | { kind: 'deadlines'; hours: number }
+
+function writes(sites: Sites) {
+  const site = fc.constantFrom(...sites.names, 'elsewhere')
+  const eventNo = fc.constantFrom(...EVENT_NOS)
+  const key = fc.oneof(fc.constantFrom(...sites.traceKeys), fc.constant('stages/unknown_stage/sites/chime'))
+  return fc.oneof(
+    fc.record({ kind: fc.constant('event' as const), eventNo, hoursAgo: fc.integer({ min: -2, max: 80 }), sites: fc.subarray([...sites.names, 'elsewhere']) }),
+    fc.record({ kind: fc.constant('status' as const), eventNo, key, status: fc.constantFrom('complete' as const, 'incomplete' as const) }),
+    fc.record({ kind: fc.constant('trace' as const), eventNo, keys: fc.subarray([...sites.traceKeys]) }),
+    fc.record({ kind: fc.constant('member' as const), eventNo, site, registered: fc.boolean(), files: fc.integer({ min: 0, max: 3 }), missing: fc.integer({ min: 0, max: 2 }) }),
+    fc.record({
+      kind: fc.constant('heartbeat' as const),
+      eventNo,
+      id: fc.integer({ min: 0, max: 40 }),
+      site,
+      files: fc.integer({ min: 0, max: 3 }),
+      finished: fc.boolean(),
+      error: fc.constantFrom(null, '', 'disk full')
+    }),
+    fc.record({ kind: fc.constant('clock' as const), hours: fc.integer({ min: 0, max: 30 }) }),
+    fc.record({ kind: fc.constant('deadlines' as const), hours: fc.integer({ min: 1, max: 20 }) })
+  )
+}
+
+function event(eventNo: number, time: number, want: string[], sites: Sites): EventRecord {
+  const flags = Object.fromEntries(want.map((site) => [sites.includes(site) ? sites.basebandKeyOf(site) : `${site}_baseband`, true]))
+  return {
+    event_no: eventNo,
+    timestamp: time,
+    snr: 12.5,
+    dm: null,
+    known_source_name: 'FRB',
+    tsar_classification: null,
+    actions: { want: flags, got: {} },
+    baseband_requested: want.length > 0,
+    update_timestamp: time / 1000
+  }
+}
+
+/**
+ * The kept audit against the audit made again from the records, over random histories of writes
+ * of every kind, moves of the clock and changes of the deadlines: after the deadline scheduler's
+ * step (`due`, then `settle`), each event's kept facts equal those made from its records, its kept
+ * look equals the look at them now, and the audit read from the kept facts equals the reference
+ * audit of the records.
+ */
+export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
+  t.test('the kept audit equals the audit recomputed from the records, whatever the history', async (t) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(writes(sites), { minLength: 1, maxLength: 40 }), async (history: Write[]) => {
+        let now = T0
+        let deadlines = parseStageDeadlines(PIPELINE_STAGES.map((stage) => `${stage}=2h`).join(','))
+        const opened = await open(t, { sites, deadlines, now: () => now })
+        let store = opened.store
+        let at = T0 / 1000
+        for (const write of history) {
+          at += 1
+          switch (write.kind) {
+            case 'event':
+              await store.events.upsert([event(write.eventNo, now - write.hoursAgo * HOUR, write.sites, sites)])
+              break
+            case 'status':
+              await store.traces.setStatus(write.eventNo, write.key, write.status, at, 'writer')
+              break
+            case 'trace': {
+              const trace: Record<string, unknown> = { event_no: write.eventNo, create_timestamp: at, update_timestamp: at }
+              for (const key of sites.traceKeys) trace[key] = write.keys.includes(key) ? 'complete' : 'incomplete'
+              await store.traces.upsert([trace])
+              break
+            }
+            case 'member': {
+              const member = sites.includes(write.site) ? sites.basebandKeyOf(write.site) : 'intensity'
+              const value = { registered: write.registered, num_files: write.files, missing_files: Array.from({ length: write.missing }, (_, i) => `f${i}`) }
+              await store.datatrail.put([{ event_no: write.eventNo, member, value, update_timestamp: at }])
+              break
+            }
+            case 'heartbeat':
+              await store.heartbeats.add(
+                [
+                  {
+                    event_no: write.eventNo,
+                    heartbeat_id: write.id,
+                    site: write.site,
+                    sent: { trigger_time: '2026-03-01T00:00:05Z', error: write.error },
+                    received: { total_data_files: write.files, dir_size_gb: 1, finished_time: write.finished ? '2026-03-01T01:00:00Z' : null, heartbeat_sent_unix_s: at }
+                  }
+                ],
+                at
+              )
+              break
+            case 'clock':
+              now += write.hours * HOUR
+              break
+            case 'deadlines':
+              deadlines = parseStageDeadlines(`baseband_conversion=${write.hours}h,data_registration=${write.hours + 1}h`)
+              store = await opened.reopen(deadlines)
+              break
+          }
+        }
+        await store.audits.settle(await store.audits.due(now, 1000), now)
+        const settings = { sites, deadlines, now }
+        for (const eventNo of EVENT_NOS) {
+          const records = await recordsOf(store, eventNo)
+          const kept = await store.audits.find(eventNo)
+          const recomputed = factsOf(eventNo, records, sites)
+          const anything = records.event !== null || records.trace !== null || records.datatrail.length > 0 || records.heartbeats.length > 0
+          if (!anything) {
+            t.equal(kept, null, `event ${eventNo}: nothing stored, nothing kept`)
+            continue
+          }
+          t.strictSame(kept?.facts, recomputed, `event ${eventNo}: kept facts`)
+          t.strictSame(kept?.look, lookAt(recomputed, settings).look, `event ${eventNo}: kept look`)
+          if (records.event !== null && kept?.facts.event != null) {
+            t.strictSame(auditFacts(kept.facts, kept.facts.event, settings), auditEvent({ ...records, event: records.event }, settings), `event ${eventNo}: audit`)
+          }
+        }
+        return true
+      }),
+      { numRuns: 60 }
+    )
+  })
+
+  t.test('the window reads the listed events in (event time, event_no) order; due lists passed deadlines', async (t) => {
+    const now = T0
+    const { store } = await open(t, { sites, deadlines: parseStageDeadlines('baseband_callback_request=1h'), now: () => now })
+    await store.events.upsert([event(5, T0 - 3 * HOUR, [sites.names[0]!], sites), event(4, T0 - 3 * HOUR, [sites.names[0]!], sites), event(6, T0 - HOUR / 2, [], sites)])
+    const page = await store.audits.windowPage({ start: T0 - 4 * HOUR, end: T0 }, undefined, 10)
+    t.strictSame(page.map((kept) => kept.facts.event_no), [4, 5], 'only events asking for baseband data, by time then number')
+    t.strictSame((await store.audits.windowPage({ start: T0 - 4 * HOUR, end: T0 }, { timestamp: T0 - 3 * HOUR, event_no: 4 }, 10)).map((kept) => kept.facts.event_no), [5])
+    t.equal(page[0]!.look.verdict, 'stuck', 'the callback request is three hours late')
+    t.ok(page[0]!.look.due_at! > now, 'the next deadline is ahead')
+    t.strictSame(await store.audits.due(now, 10), [], 'nothing due yet')
+    const later = page[0]!.look.due_at!
+    t.strictSame((await store.audits.due(later, 10)).sort(), [4, 5], 'both events are due at their next deadline')
+    const changes = await store.audits.settle([4, 5], later)
+    t.equal(changes.length, 2, 'each change is recorded')
+    t.ok(changes.every((change) => change.from === 'stuck' && change.to === 'stuck' && change.became_stuck.length > 0), 'stages that became stuck are named')
+    t.strictSame(await store.audits.settle([4, 5], later), [], 'settling again changes nothing')
+    const position = 0
+    const fed = await store.verdictChanges.since(position, 100)
+    t.ok(fed.changes.some((change) => change.event_no === 4 && change.from === null && change.to === 'stuck'), 'the feed has the event entering the audit')
+    t.equal(fed.changes.filter((change) => change.became_stuck.length > 0 && change.from === 'stuck').length, 2, 'and the deadline changes')
+    t.equal(await store.verdictChanges.position(), fed.position)
+  })
+
+  t.test('verify finds nothing to repair in a store written only through the port', async (t) => {
+    const { store } = await open(t, { sites, deadlines: parseStageDeadlines('baseband_callback_request=1h'), now: () => T0 })
+    await store.events.upsert([event(7, T0, [sites.names[0]!], sites)])
+    await store.traces.setStatus(7, stageKey(STAGES[0], sites.names[0]!), 'complete', T0 / 1000, 'w')
+    await store.traces.setStatus(8, traceKey('tsar_classification', sites.names[0]!), 'complete', T0 / 1000, 'w')
+    const result = await store.audits.verify(-1, 100, T0)
+    t.equal(result.checked, 2)
+    t.strictSame(result.mismatches, [])
+    t.equal(result.last, null, 'the last page')
+  })
+}
