@@ -2,12 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { auditedEventSchema, auditQuerySchema, auditReportSchema, type AuditedEvent } from '../schemas/audit.js'
 import { ErrorEnvelopeSchema, errorResponses, windowReportRefusals, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
 import { notFound } from '../src/app-error.js'
-import { auditEvent } from '../src/domain/audit/audit-event.js'
+import { auditFacts } from '../src/domain/audit/audit-event.js'
 import { auditedEventRecord } from '../src/domain/audit/audited-event.js'
 import { WindowAudit } from '../src/domain/audit/window-audit.js'
 import { requiredWindow } from '../src/domain/time-window.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { auditReportJson } from '../src/reports/audit-report.js'
+import { keptWindow } from '../src/reports/kept-window.js'
 
 /**
  * The audit: each baseband event's trace held against its datatrail, its heartbeats and the clock,
@@ -48,7 +49,7 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
       reply.type('application/json; charset=utf-8')
       const audit = new WindowAudit(settingsNow(), { verdict, site })
       const turn = () => windowReads.turn(request.user.user_id)
-      return streamedResponses.send(reply, auditReportJson(store, window, audit, serialize, turn))
+      return streamedResponses.send(reply, auditReportJson(keptWindow(store, window, turn), window, audit, serialize))
     }
   )
 
@@ -72,14 +73,15 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async (request) => {
       const { event_no } = request.params
-      const parts = await windowReads.run(request.user.user_id, () => store.views.eventParts(event_no))
-      if (parts.event === null) throw notFound(`No event ${event_no}.`)
-      const transitions = await windowReads.run(request.user.user_id, () => store.traces.history(event_no))
-      const audited = auditEvent({ ...parts, event: parts.event, transitions }, settingsNow())
+      // One row: the event's kept facts, audited at this request's clock.
+      const kept = await store.audits.find(event_no)
+      const event = kept?.facts.event
+      if (kept === null || event == null) throw notFound(`No event ${event_no}.`)
+      const audited = auditFacts(kept.facts, event, settingsNow())
       if (audited.sites.length === 0) {
         throw notFound(`Event ${event_no} requested no baseband data: it has nothing to audit.`)
       }
-      return auditedEventRecord(parts.event, audited)
+      return auditedEventRecord({ event_no, ...event }, audited)
     }
   )
 }

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponse, errorResponses, ref, tokenRoute } from '../schemas/common.js'
 import { StreamedTransitionSchema } from '../schemas/history.js'
-import { streamQuerySchema, TransitionMessageSchema } from '../schemas/stream.js'
+import { streamQuerySchema, TransitionMessageSchema, verdictMessageSchema } from '../schemas/stream.js'
+import { verdictChangeSchema, type VerdictChange } from '../schemas/audit.js'
+import { Type } from '@sinclair/typebox'
 import type { FeedTransition } from '../src/domain/records.js'
 import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '../src/infrastructure/event-stream.js'
 import { ResponseSlots } from '../src/infrastructure/response-slots.js'
@@ -31,12 +33,15 @@ const KEEP_ALIVE = sseComment('keep-alive')
  * which reads them from the store, so writes made through every instance sharing it arrive.
  */
 const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastify, options) => {
-  const { config, streamedResponses, transitionHub } = fastify
+  const { config, streamedResponses, transitionHub, verdictHub } = fastify
   const { keepAliveMs = KEEP_ALIVE_MS, queueLimit = QUEUE_LIMIT } = options
   const slots = new ResponseSlots('live streams', config.MAX_STREAMS, config.MAX_STREAMS_PER_CLIENT)
   const transitionSchema = ref(StreamedTransitionSchema)
+  const verdictSchema = ref(verdictChangeSchema(config.TRACER_SITES))
   /** Each transition's message: Fastify compiles the schema's serializer for the first stream and caches it. */
   let message: ((transition: FeedTransition) => string) | undefined
+  /** Each verdict change's message, likewise. */
+  let verdictMessage: ((change: VerdictChange) => string) | undefined
 
   fastify.get(
     '/stream',
@@ -47,6 +52,7 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
         summary: 'Live stream of trace transitions, as server-sent events',
         description:
           'Every transition (a change of a stored trace value) written through update-trace by any instance sharing the store, ' +
+          'and with `verdicts=true` every change of an event’s audit verdict (`event: verdict`, VerdictChange), including stages that turn stuck as their deadline passes, ' +
           'within 2 s of its write, for as long as the connection stays open: from when the stream opens on, with no replay of earlier ones. ' +
           '`event_no` and `site` filter; both given, both apply. A comment line every 15 s keeps proxies from closing a quiet stream. ' +
           `At most MAX_STREAMS (${config.MAX_STREAMS}) streams are open at once per instance (503 beyond), and MAX_STREAMS_PER_CLIENT ` +
@@ -61,7 +67,13 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
               'leave at once, before any transition. A proxy in front must pass the stream through unbuffered, as the response asks ' +
               '(`Cache-Control: no-cache, no-transform`, `X-Accel-Buffering: no`); a proxy that reads whole responses before passing ' +
               'them on (a validating proxy such as Prism) holds the stream until it ends.',
-            content: { 'text/event-stream': { schema: TransitionMessageSchema } }
+            content: {
+              'text/event-stream': {
+                schema: Type.Union([TransitionMessageSchema, verdictMessageSchema(config.TRACER_SITES)], {
+                  description: 'A transition message; with `verdicts=true`, also verdict messages.'
+                })
+              }
+            }
           },
           ...errorResponses(400, 401),
           429: errorResponse(
@@ -73,12 +85,17 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
       }
     },
     async (request, reply) => {
-      const { event_no: eventNo, site } = request.query
+      const { event_no: eventNo, site, verdicts = false } = request.query
       if (message === undefined) {
         const serialize = reply.compileSerializationSchema(transitionSchema) as (transition: FeedTransition) => string
         message = (transition) => sseMessage('transition', serialize(transition))
       }
+      if (verdicts && verdictMessage === undefined) {
+        const serialize = reply.compileSerializationSchema(verdictSchema) as (change: VerdictChange) => string
+        verdictMessage = (change) => sseMessage('verdict', serialize(change))
+      }
       const format = message
+      const formatVerdict = verdictMessage
 
       const dropped = new AbortController()
       const offer = (fragment: StreamFragment, messages = 1) => {
@@ -90,9 +107,17 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
         // Started when the stream's slot is taken; resolves once the hub knows where the store's feed stands.
         start: async () => {
           const stopListening = await transitionHub.subscribe({ eventNo, site }, offer, format)
+          let stopVerdicts = () => {}
+          try {
+            if (verdicts) stopVerdicts = await verdictHub.subscribe({ eventNo, site }, offer, formatVerdict!)
+          } catch (error) {
+            stopListening()
+            throw error
+          }
           const keepAlive = setInterval(() => offer(KEEP_ALIVE), keepAliveMs)
           return () => {
             stopListening()
+            stopVerdicts()
             clearInterval(keepAlive)
           }
         }

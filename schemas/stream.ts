@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { Sites } from '../src/vocabulary.js'
 import { EVENT_NO_BOUNDS, ref, StringEnum } from './common.js'
 import { StreamedTransitionSchema } from './history.js'
+import { verdictChangeSchema } from './audit.js'
 
 /** The filters of the live trace stream; without them it carries every transition. */
 export const streamQuerySchema = (sites: Sites) =>
@@ -9,7 +10,17 @@ export const streamQuerySchema = (sites: Sites) =>
     event_no: Type.Optional(Type.Integer({ ...EVENT_NO_BOUNDS, description: 'Only the transitions of this event: an integer from 0 to 2^53-1, in decimal.' })),
     site: Type.Optional(
       StringEnum(sites.names, {
-        description: 'Only the transitions of keys at this site (`stages/{stage}/sites/{site}`); `stages/tsar_classification` is at no site.'
+        description:
+          'Only the transitions of keys at this site (`stages/{stage}/sites/{site}`; `stages/tsar_classification` is at no site), ' +
+          'and the verdict changes of events that asked this site for baseband data.'
+      })
+    ),
+    verdicts: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Also carry `event: verdict` messages (VerdictChange): each change of an event’s audit verdict, and each stage that turns stuck ' +
+          'as its deadline passes, within 2 s, with the same filters. Without it the stream carries transitions only.'
       })
     )
   })
@@ -30,3 +41,13 @@ export const TransitionMessageSchema = Type.Object(
       'the stream opens and every 15 s after: ignore them. No `id:` or `retry:` lines are sent.'
   }
 )
+
+/** One `event: verdict` message of the stream (only with `verdicts=true`), modelled as TransitionMessageSchema is. */
+export const verdictMessageSchema = (sites: Sites) =>
+  Type.Object(
+    {
+      event: Type.Literal('verdict', { description: 'The `event:` line: `verdict`.' }),
+      data: ref(verdictChangeSchema(sites), { description: 'The `data:` line: one line of JSON.' })
+    },
+    { description: 'A verdict change, sent only to streams opened with `verdicts=true`; written as a transition message is.' }
+  )

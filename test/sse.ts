@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { StreamedTransition } from '../schemas/history.js'
+import type { VerdictChange } from '../schemas/audit.js'
 
 /** One message of a server-sent event stream, and when it arrived (Date.now()). */
 export interface SseMessage {
@@ -41,6 +42,11 @@ export class SseClient {
   /** The data of every `transition` message so far, parsed. */
   get transitions(): StreamedTransition[] {
     return this.messages.filter((message) => message.event === 'transition').map((message) => JSON.parse(message.data) as StreamedTransition)
+  }
+
+  /** The data of every `verdict` message so far (streams opened with `verdicts=true`), parsed. */
+  get verdicts(): VerdictChange[] {
+    return this.messages.filter((message) => message.event === 'verdict').map((message) => JSON.parse(message.data) as VerdictChange)
   }
 
   /** Resolves once `condition` holds, checked at every arrival; rejects naming `what` after `timeoutMs` or when the stream ends first. */

@@ -8,6 +8,9 @@ import { DAY_MS, readUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '
 import { loadConfig, type Config } from '../config.js'
 import { auditReportJson, reportWindow } from '../reports/audit-report.js'
 import { windowParts } from '../reports/window-parts.js'
+import { keptWindow } from '../reports/kept-window.js'
+import { factsOf, type KeptFacts } from '../domain/audit/kept-facts.js'
+import type { Sites } from '../vocabulary.js'
 import type { Store } from '../store/port.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
 import { CliError } from './cli-error.js'
@@ -23,6 +26,7 @@ interface AuditOptions {
   end?: string
   format?: 'table' | 'json'
   expectEvents?: boolean
+  recompute?: boolean
 }
 
 function duration(text: string): number {
@@ -61,6 +65,11 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
     .addOption(new Option('--end <time>', 'end of the window (exclusive), with --start').argParser(time))
     .addOption(new Option('--format <format>', 'table (the default on a terminal) or json (the default otherwise)').choices(['table', 'json']))
     .option(
+      '--recompute',
+      'audit from the records themselves, not the kept audit, after checking every kept audit of the store against its records ' +
+        `(any that differed is repaired, named on standard error, and makes the exit status ${AUDIT_EXIT.mismatch})`
+    )
+    .option(
       '--expect-events',
       `exit with status ${AUDIT_EXIT.empty} when the window holds no baseband event at all (for cron: a silent pipeline is not an all-clear)`
     )
@@ -71,8 +80,14 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
       const format = options.format ?? ((io.stdout as { isTTY?: boolean }).isTTY === true ? 'table' : 'json')
       const audit = new WindowAudit({ sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, now })
       const print = format === 'json' ? printJson : printTable
-      await withStore(io, 'refuse', (store) => cutShortSaid(() => print(io, store, window, audit)))
-      outcome.status = exitStatusOf(audit.summary, options.expectEvents === true)
+      const recompute = options.recompute === true
+      let mismatches = 0
+      await withStore(io, 'refuse', async (store) => {
+        if (recompute) mismatches = await verifyKeptAudits(io, store, now)
+        const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : keptWindow(store, window))
+        await cutShortSaid(() => print(io, source, window, audit))
+      })
+      outcome.status = mismatches > 0 ? AUDIT_EXIT.mismatch : exitStatusOf(audit.summary, options.expectEvents === true)
     })
 }
 
@@ -101,18 +116,46 @@ function windowOf(options: AuditOptions, config: Config, now: number): TimeWindo
   }
 }
 
+/** Where the audited events come from: the kept audit, or the records (`--recompute`). */
+type AuditSource = () => AsyncIterable<readonly { facts: KeptFacts }[]>
+
+/** The window's events with facts made from their records, as the kept audit must have them: the reference. */
+async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites): AsyncGenerator<{ facts: KeptFacts }[]> {
+  for await (const page of windowParts(store, window)) {
+    yield page.map((parts) => ({ facts: factsOf(parts.event.event_no, parts, sites) }))
+  }
+}
+
+/** Every kept audit of the store held against its records, a page at a time; those that differed are repaired and named. */
+async function verifyKeptAudits(io: CliIo, store: Store, now: number): Promise<number> {
+  let checked = 0
+  let differed = 0
+  for (let after = -1; ; ) {
+    const result = await store.audits.verify(after, VERIFY_PAGE, now)
+    checked += result.checked
+    differed += result.mismatches.length
+    for (const { event_no } of result.mismatches) io.stderr.write(`event ${event_no}: the kept audit differed from its records; repaired\n`)
+    if (result.last === null) break
+    after = result.last
+  }
+  io.stderr.write(`kept audit checked against the records: ${checked} events, ${differed} differed${differed > 0 ? ' (repaired)' : ''}\n`)
+  return differed
+}
+
+const VERIFY_PAGE = 1000
+
 /** The route's JSON report, written as it is made, at the pace standard output takes it. */
-async function printJson(io: CliIo, store: Store, window: TimeWindow, audit: WindowAudit) {
-  for await (const fragment of auditReportJson(store, window, audit, (event) => JSON.stringify(event))) {
+async function printJson(io: CliIo, source: AuditSource, window: TimeWindow, audit: WindowAudit) {
+  for await (const fragment of auditReportJson(source(), window, audit, (event) => JSON.stringify(event))) {
     if (!io.stdout.write(fragment)) await once(io.stdout, 'drain')
   }
   io.stdout.write('\n')
 }
 
 /** The counts come first, so the flagged events' lines wait until the whole window is audited. */
-async function printTable(io: CliIo, store: Store, window: TimeWindow, audit: WindowAudit) {
+async function printTable(io: CliIo, source: AuditSource, window: TimeWindow, audit: WindowAudit) {
   const flagged: string[][] = []
-  for await (const events of audit.pages(windowParts(store, window))) {
+  for await (const events of audit.pages(source())) {
     for (const event of events) if (isFlagged(event)) flagged.push(flaggedRow(event, audit.settings.now))
   }
   io.stdout.write(auditTable(reportWindow(window), toIsoUtc(audit.settings.now), audit.summary, flagged))

@@ -7,7 +7,7 @@ import { CliError } from './cli-error.js'
  * event at all and `--expect-events` said that is wrong too. The other commands end with 1 on any
  * mistake, usage errors included, as they always have.
  */
-export const AUDIT_EXIT = { clean: 0, flagged: 1, usage: 2, empty: 3 } as const
+export const AUDIT_EXIT = { clean: 0, flagged: 1, usage: 2, empty: 3, mismatch: 4 } as const
 
 /** Where a command that ran to its end reports an exit status other than 0 (the audit: 1 when something is flagged). */
 export interface CommandOutcome {

@@ -1,6 +1,18 @@
 import type { FeedTransition } from '../domain/records.js'
 import { siteOfKey, type TransitionFilter } from '../domain/transition-filter.js'
-import type { TransitionHub } from './transition-hub.js'
+import type { FeedHub } from './feed-hub.js'
+
+/** Where an item belongs, as the filters see it: its event, and the sites it is at (none: only unfiltered streams by site take it). */
+export interface ItemPlace {
+  eventNo: number
+  sites: readonly string[]
+}
+
+/** A transition is at the site of its key; the classification key is at none. */
+export const transitionPlace = (transition: FeedTransition): ItemPlace => {
+  const site = siteOfKey(transition.key)
+  return { eventNo: transition.event_no, sites: site === null ? [] : [site] }
+}
 
 /**
  * Where one live stream takes its share of a page: the messages its filter lets through, joined
@@ -22,10 +34,11 @@ const groupKey = (eventNo: number | string, site: string) => `${eventNo}|${site}
  * streams. With a thousand streams the per-stream work is one queued buffer a page, not one
  * message each: what they cost the writes is the bytes their clients read.
  */
-export class StreamFanOut {
-  readonly #hub: TransitionHub
-  /** How a transition is written for the streams: the same for all of them (the route's serializer). */
-  #message: ((transition: FeedTransition) => string) | undefined
+export class StreamFanOut<T = FeedTransition> {
+  readonly #hub: Pick<FeedHub<T>, 'listen' | 'polling'>
+  /** How an item is written for the streams: the same for all of them (the route's serializer). */
+  #message: ((item: T) => string) | undefined
+  readonly #placeOf: (item: T) => ItemPlace
   readonly #onSinkError: (error: unknown) => void
   readonly #groups = new Map<string, Set<StreamSink>>()
   #streams = 0
@@ -33,9 +46,10 @@ export class StreamFanOut {
   #listening: Promise<void> | undefined
   #stopListening: (() => void) | undefined
 
-  constructor(hub: TransitionHub, onSinkError: (error: unknown) => void) {
+  constructor(hub: Pick<FeedHub<T>, 'listen' | 'polling'>, onSinkError: (error: unknown) => void, placeOf?: (item: T) => ItemPlace) {
     this.#hub = hub
     this.#onSinkError = onSinkError
+    this.#placeOf = placeOf ?? (transitionPlace as unknown as (item: T) => ItemPlace)
   }
 
   /** Streams listening now. */
@@ -53,7 +67,7 @@ export class StreamFanOut {
    * Resolves, with the function that removes it, once every transition written from then on reaches
    * it; rejects (the stream removed) when the store cannot say where its feed stands.
    */
-  async subscribe(filter: TransitionFilter, sink: StreamSink, message: (transition: FeedTransition) => string): Promise<() => void> {
+  async subscribe(filter: TransitionFilter, sink: StreamSink, message: (item: T) => string): Promise<() => void> {
     this.#message = message
     const key = groupKey(filter.eventNo ?? ANY, filter.site ?? ANY)
     let group = this.#groups.get(key)
@@ -100,14 +114,14 @@ export class StreamFanOut {
     this.#listening = undefined
   }
 
-  #deliver(transitions: readonly FeedTransition[]) {
+  #deliver(items: readonly T[]) {
     const wanted = new Map<string, string[]>()
-    for (const transition of transitions) {
-      const site = siteOfKey(transition.key)
+    for (const item of items) {
+      const { eventNo, sites } = this.#placeOf(item)
       let message: string | undefined
-      for (const key of this.#keysOf(transition.event_no, site)) {
+      for (const key of this.#keysOf(eventNo, sites)) {
         if (!this.#groups.has(key)) continue
-        message ??= this.#message!(transition)
+        message ??= this.#message!(item)
         const messages = wanted.get(key)
         if (messages === undefined) wanted.set(key, [message])
         else messages.push(message)
@@ -138,10 +152,10 @@ export class StreamFanOut {
     if (end < deliveries.length) setImmediate(() => this.#run(deliveries, end))
   }
 
-  /** The groups a transition may belong to: every event or its own, every site or its own (a key at no site has none). */
-  #keysOf(eventNo: number, site: string | null): string[] {
+  /** The groups an item may belong to: every event or its own, every site or each of its own. */
+  #keysOf(eventNo: number, sites: readonly string[]): string[] {
     const keys = [groupKey(ANY, ANY), groupKey(eventNo, ANY)]
-    if (site !== null) keys.push(groupKey(ANY, site), groupKey(eventNo, site))
+    for (const site of sites) keys.push(groupKey(ANY, site), groupKey(eventNo, site))
     return keys
   }
 }

@@ -2,174 +2,38 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { FeedTransition } from '../domain/records.js'
 import type { TransitionFeed } from '../store/port.js'
-import { StreamFanOut } from './stream-fan-out.js'
+import { FeedHub, type FeedHubOptions, type FeedListener, type ItemFeed } from './feed-hub.js'
+import { StreamFanOut, type ItemPlace } from './stream-fan-out.js'
+import type { VerdictChange } from '../../schemas/audit.js'
+
+export { POLL_INTERVAL_MS } from './feed-hub.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every transition written through any instance sharing the store, fanned out to this process's live streams. */
     transitionHub: StreamFanOut
+    /** Every verdict change recorded through any instance sharing the store (writes, passed deadlines), likewise. */
+    verdictHub: StreamFanOut<VerdictChange>
   }
 }
 
-/** What the hub hands each page of transitions to: the live streams' fan-out (stream-fan-out.ts). */
-export interface TransitionListener {
-  /** The transitions of one read, in the order written; must not block (the streams queue them for their clients). */
-  deliver(transitions: readonly FeedTransition[]): void
-}
+/** A verdict change is at the sites its event asked for (none once it has left the audit). */
+const verdictPlace = (change: VerdictChange): ItemPlace => ({ eventNo: change.event_no, sites: change.audit?.sites ?? [] })
 
-export interface TransitionHubOptions {
-  /** How often the store is asked for new transitions while a stream is open. */
-  pollIntervalMs?: number
-  /** Transitions read at a time; a full page is followed at once by the next. */
-  pageSize?: number
-}
+export type TransitionListener = FeedListener<FeedTransition>
+export type TransitionHubOptions = FeedHubOptions
 
-/** A quarter of a second between reads: well within the 2 s a transition may take to reach a stream, at 4 indexed reads a second. */
-export const POLL_INTERVAL_MS = 250
-/**
- * Transitions read at a time. Each page is handed over whole and becomes one write to each stream
- * that wants part of it, so under a burst of writes a larger page costs the streams fewer writes;
- * 500 is about 90 KB of messages.
- */
-const PAGE_SIZE = 500
-
-/** The reading of the feed while streams are open: begun when the first opens, ended when the last closes. */
-interface Polling {
-  /** Settles once the feed's position is known: from then on, every transition written reaches the listeners. */
-  ready: Promise<void>
-  position: number
-  timer: NodeJS.Timeout | undefined
-  stopped: boolean
-  /** The last read failed: the outage is logged once, not at every tick. */
-  failing: boolean
-}
-
-/**
- * One reader of the store's transition feed per process, whatever the number of streams. Several
- * instances share the store, so a transition is delivered from the store, where every instance's
- * writes end up, not from the memory of the process that wrote it. The feed is read by position
- * (on SQLite one indexed range scan by sequence number), so a poll costs the same however much
- * history there is, and nothing is read while no stream is open.
- */
-export class TransitionHub {
-  readonly #feed: TransitionFeed
-  readonly #log: FastifyBaseLogger
-  readonly #pollIntervalMs: number
-  readonly #pageSize: number
-  readonly #listeners = new Set<TransitionListener>()
-  #polling: Polling | undefined
-
-  constructor(feed: TransitionFeed, log: FastifyBaseLogger, { pollIntervalMs = POLL_INTERVAL_MS, pageSize = PAGE_SIZE }: TransitionHubOptions = {}) {
-    this.#feed = feed
-    this.#log = log
-    this.#pollIntervalMs = pollIntervalMs
-    this.#pageSize = pageSize
-  }
-
-  /** Streams listening now. */
-  get listeners(): number {
-    return this.#listeners.size
-  }
-
-  /** Whether the feed is being read (exactly while a stream is open). */
-  get polling(): boolean {
-    return this.#polling !== undefined
-  }
-
-  /**
-   * Adds a listener. Resolves, with the function that removes it, once the hub knows where the
-   * feed stands, so every transition written from then on reaches it; rejects (the listener
-   * removed) when the store cannot say, such as StoreUnavailableError.
-   */
-  async listen(listener: TransitionListener): Promise<() => void> {
-    this.#listeners.add(listener)
-    const polling = (this.#polling ??= this.#startPolling())
-    try {
-      await polling.ready
-    } catch (error) {
-      this.#remove(listener)
-      throw error
-    }
-    let listening = true
-    return () => {
-      if (!listening) return
-      listening = false
-      this.#remove(listener)
-    }
-  }
-
-  /** Stops reading the feed; the app's streams have ended by then (they end before the app closes). */
-  close() {
-    this.#listeners.clear()
-    this.#stop()
-  }
-
-  #remove(listener: TransitionListener) {
-    this.#listeners.delete(listener)
-    if (this.#listeners.size === 0) this.#stop()
-  }
-
-  #stop() {
-    const polling = this.#polling
-    if (polling === undefined) return
-    polling.stopped = true
-    clearTimeout(polling.timer)
-    this.#polling = undefined
-  }
-
-  #startPolling(): Polling {
-    const polling: Polling = { ready: Promise.resolve(), position: 0, timer: undefined, stopped: false, failing: false }
-    polling.ready = this.#feed.position().then(
-      (position) => {
-        polling.position = position
-        this.#next(polling, this.#pollIntervalMs)
-      },
-      (error: unknown) => {
-        // Whoever opens the next stream asks the store again.
-        if (this.#polling === polling) this.#stop()
-        throw error
-      }
-    )
-    return polling
-  }
-
-  #next(polling: Polling, delayMs: number) {
-    if (polling.stopped) return
-    polling.timer = setTimeout(() => void this.#poll(polling), delayMs)
-  }
-
-  async #poll(polling: Polling) {
-    let full = false
-    try {
-      const page = await this.#feed.since(polling.position, this.#pageSize)
-      if (polling.stopped) return
-      polling.position = page.position
-      if (polling.failing) {
-        polling.failing = false
-        this.#log.info('live streams: reading new transitions from the store again')
-      }
-      if (page.transitions.length > 0) this.#fanOut(page.transitions)
-      full = page.transitions.length >= this.#pageSize
-    } catch (error) {
-      if (polling.stopped) return
-      if (!polling.failing) {
-        polling.failing = true
-        this.#log.warn({ err: error }, `live streams: cannot read new transitions from the store; trying again every ${this.#pollIntervalMs} ms, streams stay open`)
+/** The hub of the transition feed (see FeedHub). */
+export class TransitionHub extends FeedHub<FeedTransition> {
+  constructor(feed: TransitionFeed, log: FastifyBaseLogger, options: TransitionHubOptions = {}) {
+    const items: ItemFeed<FeedTransition> = {
+      position: () => feed.position(),
+      since: async (position, limit) => {
+        const page = await feed.since(position, limit)
+        return { items: page.transitions, position: page.position }
       }
     }
-    // A backlog (after an outage, or a burst of writes) is read a page a turn of the event loop.
-    this.#next(polling, full ? 0 : this.#pollIntervalMs)
-  }
-
-  #fanOut(transitions: readonly FeedTransition[]) {
-    for (const listener of this.#listeners) {
-      try {
-        listener.deliver(transitions)
-      } catch (error) {
-        // One listener's failure is its own: the others still get the transitions.
-        this.#log.error({ err: error }, 'live streams: a listener failed to take transitions')
-      }
-    }
+    super(items, log, 'transitions', options)
   }
 }
 
@@ -177,7 +41,25 @@ async function transitionHub(fastify: FastifyInstance, options: TransitionHubOpt
   const hub = new TransitionHub(fastify.store.transitions, fastify.log, options)
   const fanOut = new StreamFanOut(hub, (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take transitions'))
   fastify.decorate('transitionHub', fanOut)
-  fastify.addHook('onClose', async () => hub.close())
+  const verdicts = fastify.store.verdictChanges
+  const verdictFeed: ItemFeed<VerdictChange> = {
+    position: () => verdicts.position(),
+    since: async (position, limit) => {
+      const page = await verdicts.since(position, limit)
+      return { items: page.changes, position: page.position }
+    }
+  }
+  const verdictHub = new FeedHub(verdictFeed, fastify.log, 'verdict changes', options)
+  const verdictFanOut = new StreamFanOut(
+    verdictHub,
+    (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take verdict changes'),
+    verdictPlace
+  )
+  fastify.decorate('verdictHub', verdictFanOut)
+  fastify.addHook('onClose', async () => {
+    hub.close()
+    verdictHub.close()
+  })
 }
 
 export default fp(transitionHub, {

@@ -4,7 +4,7 @@ import { WindowAudit } from '../domain/audit/window-audit.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { Store } from '../store/port.js'
 import { CLASSIFICATION_STAGE, STAGES, type PipelineStage } from '../vocabulary.js'
-import { windowParts } from './window-parts.js'
+import { keptWindow } from './kept-window.js'
 
 export interface StuckStageCount {
   /** Null for the classification. */
@@ -24,7 +24,7 @@ export async function auditCounts(store: Store, window: TimeWindow, settings: Au
   const audit = new WindowAudit(settings)
   const stuck = new Map<string, number>()
   const key = (site: string | null, stage: string) => `${site ?? ''}/${stage}`
-  for await (const events of audit.pages(windowParts(store, window))) {
+  for await (const events of audit.pages(keptWindow(store, window))) {
     for (const { findings } of events) {
       for (const found of findings) {
         if (found.rule === 'stuck') stuck.set(key(found.site, found.stage!), (stuck.get(key(found.site, found.stage!)) ?? 0) + 1)

@@ -2,9 +2,7 @@ import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
 import type { WindowAudit } from '../domain/audit/window-audit.js'
 import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
-import type { PageTurn } from '../store/pages.js'
-import type { Store } from '../store/port.js'
-import { windowParts } from './window-parts.js'
+import type { KeptFacts } from '../domain/audit/kept-facts.js'
 
 export const reportWindow = (window: TimeWindow): ReportWindow => ({
   start_time_utc: toIsoUtc(window.start),
@@ -12,22 +10,21 @@ export const reportWindow = (window: TimeWindow): ReportWindow => ({
 })
 
 /**
- * The audit report of a window as JSON text, made as it is read (see json-fragments.ts): `window`,
+ * The audit report of a window (its events' facts from `source`, see kept-window.ts) as JSON text, made as it is read (see json-fragments.ts): `window`,
  * `generated_at` (the audit's clock), the `events` that pass the audit's filters, then the
  * `summary` of the whole window, which is complete only once every event has streamed past (the
- * caller may read it from `audit` then). One page of the window is held at a time.
+ * caller may read it from `audit` then). One page of the window's kept audits is held at a time.
  */
 export function auditReportJson(
-  store: Store,
+  source: AsyncIterable<readonly { facts: KeptFacts }[]>,
   window: TimeWindow,
   audit: WindowAudit,
-  eventJson: (event: AuditedEvent) => string,
-  turn?: PageTurn
+  eventJson: (event: AuditedEvent) => string
 ): AsyncGenerator<string> {
   return jsonObject([
     ['window', JSON.stringify(reportWindow(window))],
     ['generated_at', JSON.stringify(toIsoUtc(audit.settings.now))],
-    ['events', jsonArray(audit.pages(windowParts(store, window, turn)), eventJson)],
+    ['events', jsonArray(audit.pages(source), eventJson)],
     ['summary', () => JSON.stringify(audit.summary)]
   ])
 }
