@@ -3,7 +3,7 @@
  * again by hand, so a change of a schema breaks the page's type check instead of the page.
  */
 import type { Static } from '@sinclair/typebox'
-import type { auditReportSchema, AuditedEvent, AuditFinding, AuditSummary, AuditVerdict } from '../../schemas/audit.js'
+import type { auditReportSchema, AuditedEvent, AuditFinding, AuditSummary, AuditVerdict, VerdictChange } from '../../schemas/audit.js'
 import type { AccessTokenResponseSchema, TokenPair } from '../../schemas/auth.js'
 import type { ErrorEnvelope } from '../../schemas/common.js'
 import type { eventStatusSchema } from '../../schemas/event-status.js'
@@ -11,7 +11,7 @@ import type { StreamedTransition, TraceHistory, Transition } from '../../schemas
 import type { stageLatencyReportSchema, StageLatencyRow } from '../../schemas/stage-latency.js'
 import type { basebandCallbackSchema, StageStatusSchema } from '../../schemas/trace.js'
 
-export type { AuditedEvent, AuditFinding, AuditSummary, AuditVerdict, ErrorEnvelope, StageLatencyRow, TokenPair }
+export type { AuditedEvent, AuditFinding, AuditSummary, AuditVerdict, ErrorEnvelope, StageLatencyRow, TokenPair, VerdictChange }
 export type { StreamedTransition, TraceHistory, Transition }
 export type AccessTokenResponse = Static<typeof AccessTokenResponseSchema>
 export type AuditReport = Static<ReturnType<typeof auditReportSchema>>

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser'
-import type { StreamedTransition } from './api-types.js'
+import type { StreamedTransition, VerdictChange } from './api-types.js'
 import { apiError, describe, SessionEnded } from './errors.js'
 
 export const STREAM_PATH = '/v1/event-tracer/stream'
@@ -23,25 +23,46 @@ const isTransition = (value: unknown): value is StreamedTransition => {
   )
 }
 
+const VERDICTS = new Set(['complete', 'in_progress', 'stuck', 'contradiction'])
+const isVerdict = (value: unknown) => value === null || VERDICTS.has(value as string)
+
+const isVerdictChange = (value: unknown): value is VerdictChange => {
+  const c = value as Partial<VerdictChange> | null
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.event_no === 'number' &&
+    isVerdict(c.from) &&
+    isVerdict(c.to) &&
+    Array.isArray(c.became_stuck) &&
+    (c.audit === null || (typeof c.audit === 'object' && c.audit !== undefined && typeof c.audit.verdict === 'string' && Array.isArray(c.audit.sites)))
+  )
+}
+
 /**
  * Reads the bytes of the stream as they come, in chunks cut anywhere: every `event: transition`
- * message whose data is a transition goes to `onTransition`. Keep-alive comments, other events and
- * data that is not a transition are skipped.
+ * message whose data is a transition goes to `onTransition`, every `event: verdict` message whose
+ * data is a verdict change to `onVerdict`. Keep-alive comments, other events and data of another
+ * shape are skipped.
  */
-export function transitionParser(onTransition: (transition: StreamedTransition) => void) {
+export function streamParser(handlers: { onTransition: (transition: StreamedTransition) => void; onVerdict?: (change: VerdictChange) => void }) {
   return createParser({
     onEvent(message) {
-      if (message.event !== 'transition') return
+      if (message.event !== 'transition' && message.event !== 'verdict') return
       let data: unknown
       try {
         data = JSON.parse(message.data)
       } catch {
         return
       }
-      if (isTransition(data)) onTransition(data)
+      if (message.event === 'transition' && isTransition(data)) handlers.onTransition(data)
+      if (message.event === 'verdict' && isVerdictChange(data)) handlers.onVerdict?.(data)
     }
   })
 }
+
+/** The transitions of the stream alone (see streamParser). */
+export const transitionParser = (onTransition: (transition: StreamedTransition) => void) => streamParser({ onTransition })
 
 const FIRST_RETRY_MS = 1000
 /**
@@ -66,6 +87,8 @@ export interface StreamDeps {
 
 export interface StreamHandlers {
   onTransition: (transition: StreamedTransition) => void
+  /** With it, the stream is opened with `verdicts=true` and each verdict change (a stage turned stuck with no write among them) comes here. */
+  onVerdict?: (change: VerdictChange) => void
   onState: (state: StreamState) => void
   /** Connected (again): transitions written while not connected were missed, so read afresh. */
   onConnected: () => void
@@ -98,12 +121,17 @@ export class TraceStream {
 
   private async run(): Promise<void> {
     const { signal } = this.abort
-    const parser = transitionParser((transition) => this.handlers.onTransition(transition))
+    const { onVerdict } = this.handlers
+    const parser = streamParser({
+      onTransition: (transition) => this.handlers.onTransition(transition),
+      ...(onVerdict === undefined ? {} : { onVerdict: (change: VerdictChange) => onVerdict(change) })
+    })
+    const path = onVerdict === undefined ? STREAM_PATH : `${STREAM_PATH}?verdicts=true`
     for (let attempt = 0; !signal.aborted; ) {
       this.handlers.onState({ kind: 'connecting' })
       let reason: string
       try {
-        const response = await this.deps.fetch(STREAM_PATH, { signal, headers: { accept: 'text/event-stream' } })
+        const response = await this.deps.fetch(path, { signal, headers: { accept: 'text/event-stream' } })
         if (!response.ok || response.body === null) throw await apiError(response)
         attempt = 0
         parser.reset()

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { readAudit, readLatency, readWindow } from './api.js'
-import type { AuditSummary, StageLatencyReport, StreamedTransition } from './api-types.js'
+import type { AuditSummary, StageLatencyReport, StreamedTransition, VerdictChange } from './api-types.js'
 import { streamDeps } from './browser.js'
 import { ApiError, describe, SessionEnded } from './errors.js'
 import { applyTransition, joinWindow, reapply, replaceAudit, type EventRow } from './grid-model.js'
@@ -16,8 +16,6 @@ export interface WindowView {
   latency: StageLatencyReport
 }
 
-/** The audit is read again this often, so that stages turn stuck as their deadlines pass. */
-const REAUDIT_MS = 60_000
 const EVENT_DEBOUNCE_MS = 250
 const NEW_EVENT_DEBOUNCE_MS = 1000
 const LATENCY_DEBOUNCE_MS = 5000
@@ -42,9 +40,10 @@ export interface Tracer {
 }
 
 /**
- * The window's audit, traces and stage latency, kept current: read when the window changes, every
- * minute, and whenever the live stream (re)connects; each live transition changes its cell at once
- * and has its event's audit record read again.
+ * The window's audit, traces and stage latency, kept current: read when the window changes and
+ * whenever the live stream (re)connects; each live transition changes its cell at once and has its
+ * event's audit record read again, and each verdict change (a stage that turned stuck as its
+ * deadline passed, with no write) replaces its event's audit record as it comes, with no read.
  */
 export function useTracer(session: Session, choice: WindowChoice, onSessionEnded: (error: SessionEnded) => void): Tracer {
   const [view, setView] = useState<WindowView | undefined>()
@@ -154,11 +153,23 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   const onTransitionRef = useRef(onTransition)
   onTransitionRef.current = onTransition
 
+  const onVerdict = (change: VerdictChange) => {
+    const shown = current.current
+    if (shown === undefined) return
+    const inGrid = shown.rows.some((row) => row.audit.event_no === change.event_no)
+    if (change.audit === null || !inGrid) {
+      // An event that left the audit, or one the grid does not have yet: the window read decides.
+      if (inGrid || 'preset' in choice) debounce('window', NEW_EVENT_DEBOUNCE_MS, () => void loadRef.current())
+      return
+    }
+    commit({ ...shown, ...replaceAudit(shown.rows, shown.summary, change.audit) })
+  }
+  const onVerdictRef = useRef(onVerdict)
+  onVerdictRef.current = onVerdict
+
   useEffect(() => {
     void load()
-    const every = setInterval(() => void loadRef.current(), REAUDIT_MS)
     return () => {
-      clearInterval(every)
       generation.current++
     }
   }, [choice])
@@ -174,6 +185,7 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
       streamDeps((path, init) => session.fetch(path, init)),
       {
         onTransition: (transition) => onTransitionRef.current(transition),
+        onVerdict: (change) => onVerdictRef.current(change),
         onState: onStreamState,
         onConnected: () => {
           setConnections((count) => count + 1)

@@ -134,7 +134,7 @@ export function applyMember(facts: KeptFacts, member: string, value: Record<stri
 
 /** A heartbeat stored (heartbeats are only ever added: one already stored is never applied again). */
 export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record<string, unknown>): void {
-  const heartbeat = heartbeatOutput(stored as Record<string, unknown>)
+  const heartbeat = heartbeatOutput(stored)
   // A site name is another writer's text: only a configured site's own member counts.
   if (!Object.hasOwn(facts.sites, heartbeat.site)) return
   const site = facts.sites[heartbeat.site]!

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { toEventRecord } from '../../../src/domain/events.js'
 import { updateTrace } from '../fixture.js'
 import { dashboardPage, eventGroup, server, stageCellOf } from './context.js'
 import { memberOf, pick, STAGES, traceValue } from './pick.js'
@@ -38,4 +39,25 @@ t.test('a contradiction written by the pipeline turns the event’s verdict with
   await verdict.filter({ hasText: 'contradiction' }).waitFor({ timeout: LIVE_MS })
   t.match(await stageCellOf(page, event.event_no, site, STAGES[2]).innerText(), 'contradiction')
   t.equal(Number(await tile.innerText()), before + 1, 'the summary counts it')
+})
+
+t.test('an event whose deadline passes turns stuck in the grid within 2 s, with no write and no read of the window', async (t) => {
+  const { page } = await dashboardPage(t)
+  const windowReads: string[] = []
+  page.on('request', (request) => void (request.url().includes('/v1/event-tracer/audit?') && windowReads.push(request.url())))
+  // An event whose callback request (deadline 15 min) is due a few seconds from now; it joins the
+  // grid by the window read its arrival on the stream asks for.
+  const deadline = Date.now() + 5000
+  const eventNo = 990_001
+  const input = { event_no: eventNo, timestamp_utc: new Date(deadline - 15 * 60_000).toISOString(), snr: 30, known_source_name: 'EXT', actions: { want: { baseband: true }, got: {} } }
+  await server.app.store.events.upsert([toEventRecord(input, server.config.TRACER_SITES, Date.now() / 1000)])
+  const verdict = eventGroup(page, eventNo).locator('td.verdict')
+  await verdict.filter({ hasText: 'in progress' }).waitFor({ timeout: LIVE_MS + 1000 })
+  const readsBefore = windowReads.length
+  t.ok(Date.now() < deadline, 'the event is in the grid before its deadline')
+
+  await verdict.filter({ hasText: 'stuck' }).waitFor({ timeout: deadline - Date.now() + LIVE_MS })
+  t.ok(Date.now() - deadline < LIVE_MS, `stuck in the grid ${Date.now() - deadline} ms after the deadline`)
+  t.equal(windowReads.length, readsBefore, 'without reading the window again: the verdict change came on the stream')
+  t.match(await stageCellOf(page, eventNo, 'chime', STAGES[0]).innerText(), 'stuck')
 })

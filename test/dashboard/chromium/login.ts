@@ -33,7 +33,7 @@ t.test('tokens live in memory only, and logging out forgets them and closes the 
   t.strictSame(stored, { local: 0, session: 0, cookie: '' })
   t.strictSame(await page.context().cookies(), [])
 
-  const streamClosed = page.waitForEvent('requestfailed', (request) => request.url().endsWith('/v1/event-tracer/stream'))
+  const streamClosed = page.waitForEvent('requestfailed', (request) => new URL(request.url()).pathname === '/v1/event-tracer/stream')
   await page.getByRole('button', { name: 'Log out' }).click()
   t.match((await streamClosed).failure()?.errorText, /ABORTED/, 'the live stream is cancelled')
   await page.getByLabel('Username').waitFor()

@@ -48,7 +48,7 @@ for (const size of [
     let reachedFailures: () => void = () => {}
     const enoughFailures = new Promise<void>((resolve) => (reachedFailures = resolve))
     const attempts = new Set<Request>()
-    page.on('request', (request) => void (request.url().endsWith('/v1/event-tracer/stream') && Date.now() > stopped && attempts.add(request)))
+    page.on('request', (request) => void (new URL(request.url()).pathname === '/v1/event-tracer/stream' && Date.now() > stopped && attempts.add(request)))
     page.on('requestfailed', (request) => void (attempts.has(request) && ++failed === FAILED_RECONNECTIONS && reachedFailures()))
 
     stopped = Date.now()
