@@ -9,7 +9,7 @@ const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 // loadConfig requires it with mongodb; a Config built by hand may still lack it.
 function mongoSettings(config: Config) {
   if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
-  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES }
+  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES }
 }
 
 export interface OpenOptions {

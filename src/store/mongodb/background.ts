@@ -1,5 +1,5 @@
 import type { Store } from '../port.js'
-import { clientOptions, connectClient, type MongoSettings, type OpenTools } from './connect.js'
+import { auditOptions, clientOptions, connectClient, type MongoSettings, type OpenTools } from './connect.js'
 import { ensureIndexes } from './indexes.js'
 import { realTime, retryWhileUnavailable, SERVE_BACKOFF } from './startup.js'
 import { MongoStore } from './store.js'
@@ -29,7 +29,7 @@ export function connectInBackground(settings: MongoSettings, tools: BackgroundTo
   const { connect = connectClient, backoff = SERVE_BACKOFF, prepare = async () => {}, ...rest } = tools
   const stopping = new AbortController()
   const { signal } = stopping
-  const adapter = MongoStore.connecting(settings.sites, () => stopping.abort())
+  const adapter = MongoStore.connecting(settings.sites, () => stopping.abort(), auditOptions(settings, rest.log))
   const store = adapter.store
   const attempt = async () => {
     const connection = await connect(settings.url, clientOptions(settings.url), signal)
@@ -37,7 +37,8 @@ export function connectInBackground(settings: MongoSettings, tools: BackgroundTo
       const db = connection.db(settings.dbName)
       await ensureIndexes(db)
       signal.throwIfAborted()
-      adapter.serve(db, () => connection.close())
+      // Resolves once the kept audit agrees with the configuration: the store answers 503 until then.
+      await adapter.serve(db, () => connection.close())
     } catch (error) {
       await connection.close().catch(() => {})
       throw error

@@ -1,8 +1,9 @@
 import { MongoClient, type Db, type MongoClientOptions, type WriteConcernSettings } from 'mongodb'
+import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
-import { MongoStore } from './store.js'
+import { MongoStore, type MongoAuditOptions } from './store.js'
 import { COMMAND_BACKOFF, realTime, retryWhileUnavailable, type Backoff, type StartupTools } from './startup.js'
 
 /**
@@ -67,7 +68,21 @@ export interface MongoSettings {
   url: string
   dbName: string
   sites: Sites
+  /** The stage deadlines the kept audit is made with; the defaults when not given. */
+  deadlines?: StageDeadlines
+  /** The store's clock (ms since the epoch); Date.now when not given. */
+  now?: () => number
+  /** Whether the store follows other programs' writes into the collections; see MongoAuditOptions. */
+  watch?: boolean
 }
+
+/** The kept audit's part of the settings, with the start-up log for the watcher's two lines. */
+export const auditOptions = (settings: MongoSettings, log: (message: string) => void): MongoAuditOptions => ({
+  ...(settings.deadlines === undefined ? {} : { deadlines: settings.deadlines }),
+  ...(settings.now === undefined ? {} : { now: settings.now }),
+  ...(settings.watch === undefined ? {} : { watch: settings.watch }),
+  log
+})
 
 export interface OpenTools extends Partial<Pick<StartupTools, 'now' | 'sleep'>> {
   log: StartupTools['log']
@@ -87,7 +102,8 @@ export function openMongoStore(settings: MongoSettings, tools: OpenTools): Promi
     async () => {
       const connection = await connect(settings.url, clientOptions(settings.url))
       try {
-        return await MongoStore.open(connection.db(settings.dbName), () => connection.close(), settings.sites, whenMissing)
+        const options = auditOptions(settings, rest.log)
+        return await MongoStore.open(connection.db(settings.dbName), () => connection.close(), settings.sites, whenMissing, options)
       } catch (error) {
         await connection.close().catch(() => {})
         throw error

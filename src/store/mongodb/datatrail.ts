@@ -2,6 +2,7 @@ import type { Collection, Db, Document } from 'mongodb'
 import type { DatatrailRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { DatatrailCollection } from '../port.js'
+import type { KeepAudits } from './audit-keeper.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
@@ -21,7 +22,10 @@ export const toDatatrailRecord = (stored: Document): DatatrailRecord => {
 export class MongoDatatrail implements Adapter<DatatrailCollection> {
   private readonly datatrail: Collection
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly audits: KeepAudits
+  ) {
     this.datatrail = db.collection(COLLECTIONS.datatrail)
   }
 
@@ -31,6 +35,7 @@ export class MongoDatatrail implements Adapter<DatatrailCollection> {
       replaceOne: { filter: { event_no, member }, replacement: { event_no, member, value, update_timestamp }, upsert: true }
     }))
     await retryOnDuplicateKey(() => this.datatrail.bulkWrite(operations, { ordered: false }))
+    await this.audits.keep(members.map((member) => member.event_no))
   }
 
   /** The members of one event (for the views). */

@@ -4,6 +4,7 @@ import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/record
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
+import type { KeepAudits } from './audit-keeper.js'
 import { millisIn, numberIn, plain } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { pageFilter, pageOrder } from './event-pages.js'
@@ -31,18 +32,20 @@ export class MongoEvents implements Adapter<EventCollection> {
 
   constructor(
     db: Db,
-    private readonly sites: Sites
+    private readonly sites: Sites,
+    private readonly audits: KeepAudits
   ) {
     this.events = db.collection(COLLECTIONS.events)
   }
 
-  /** One unordered bulk write of whole-document replacements: idempotent, so safe to run again. */
+  /** One unordered bulk write of whole-document replacements: idempotent, so safe to run again; then their audits. */
   async upsert(events: readonly EventRecord[]): Promise<number> {
     if (events.length === 0) return 0
     const operations = events.map((event) => ({
       replaceOne: { filter: { event_no: event.event_no }, replacement: toDocument(event), upsert: true }
     }))
     await retryOnDuplicateKey(() => this.events.bulkWrite(operations, { ordered: false }))
+    await this.audits.keep(events.map((event) => event.event_no))
     return events.length
   }
 

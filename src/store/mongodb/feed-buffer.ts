@@ -2,25 +2,25 @@ import type { FeedTransition } from '../../domain/records.js'
 import type { FeedPage } from '../port.js'
 
 /**
- * The transitions a change stream delivered, numbered 1, 2, 3 ... in the order delivered: the
- * positions of the feed. At most `capacity` are kept; the oldest go first, half the buffer at once,
- * so adding one costs the same however full it is. A reader that falls further behind than that
- * continues from the oldest kept: it misses the ones dropped, nothing else.
+ * The items a change stream delivered, numbered 1, 2, 3 ... in the order delivered: the positions
+ * of a feed. At most `capacity` are kept; the oldest go first, half the buffer at once, so adding
+ * one costs the same however full it is. A reader that falls further behind than that continues
+ * from the oldest kept: it misses the ones dropped, nothing else.
  */
-export class TransitionBuffer {
-  private items: FeedTransition[] = []
+export class FeedBuffer<T> {
+  private items: T[] = []
   /** The position of items[0]. */
   private first = 1
 
   constructor(private readonly capacity: number) {}
 
-  /** The position of the last transition added; 0 before the first. */
+  /** The position of the last item added; 0 before the first. */
   get last(): number {
     return this.first + this.items.length - 1
   }
 
-  add(transition: FeedTransition): void {
-    this.items.push(transition)
+  add(item: T): void {
+    this.items.push(item)
     if (this.items.length > this.capacity) {
       const dropped = this.items.length - Math.floor(this.capacity / 2)
       this.items = this.items.slice(dropped)
@@ -28,10 +28,18 @@ export class TransitionBuffer {
     }
   }
 
-  /** At most `limit` transitions after `position`, and the position of the last one given. */
-  after(position: number, limit: number): FeedPage {
+  /** At most `limit` items after `position`, and the position of the last one given. */
+  page(position: number, limit: number): { items: T[]; position: number } {
     const start = Math.max(0, position - this.first + 1)
-    const transitions = this.items.slice(start, start + limit)
-    return { transitions, position: transitions.length === 0 ? position : this.first + start + transitions.length - 1 }
+    const items = this.items.slice(start, start + limit)
+    return { items, position: items.length === 0 ? position : this.first + start + items.length - 1 }
+  }
+}
+
+/** The transition feed's buffer, paged as the port's FeedPage. */
+export class TransitionBuffer extends FeedBuffer<FeedTransition> {
+  after(position: number, limit: number): FeedPage {
+    const { items, position: last } = this.page(position, limit)
+    return { transitions: items, position: last }
   }
 }

@@ -3,6 +3,7 @@ import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
+import type { KeepAudits } from './audit-keeper.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
@@ -17,17 +18,27 @@ export const toHeartbeatRecord = (stored: Document): HeartbeatRecord => {
 export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
   private readonly heartbeats: Collection
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly audits: KeepAudits
+  ) {
     this.heartbeats = db.collection(COLLECTIONS.heartbeats)
   }
 
   /**
    * Insert-if-absent by heartbeat_id: an upsert that only has $setOnInsert, so a stored id is left
    * as it is. When another writer inserts the same id at the same moment, its E11000 means exactly
-   * that ("already stored"); the operations that did insert are still counted.
+   * that ("already stored"); the operations that did insert are still counted. Then the audits of
+   * their events, all of them: one stored already may be another writer's whose recompute is still to come.
    */
   async add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
     if (heartbeats.length === 0) return 0
+    const added = await this.insert(heartbeats, now)
+    await this.audits.keep(heartbeats.map((heartbeat) => heartbeat.event_no))
+    return added
+  }
+
+  private async insert(heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
     const operations = heartbeats.map((heartbeat) => ({
       updateOne: {
         filter: { heartbeat_id: heartbeat.heartbeat_id },

@@ -1,13 +1,17 @@
 import type { Db, IndexDescription } from 'mongodb'
 import { isUnavailable } from './driver-errors.js'
 
-/** The collections of the store; `trace` is the one the pipeline writes, shared with it. */
+/**
+ * The collections of the store; `trace` is the one the pipeline writes, shared with it. `audit` is
+ * this service's own: each event's kept audit (see audit-documents.ts), made from the others.
+ */
 export const COLLECTIONS = {
   users: 'users',
   events: 'events',
   trace: 'trace',
   datatrail: 'datatrail',
-  heartbeats: 'heartbeats'
+  heartbeats: 'heartbeats',
+  audit: 'audit'
 } as const
 
 /**
@@ -30,6 +34,13 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   heartbeats: [
     { key: { heartbeat_id: 1 }, unique: true },
     { key: { event_no: 1, heartbeat_id: 1 } }
+  ],
+  audit: [
+    { key: { event_no: 1 }, unique: true },
+    // The window audit: audited events only, in keyset order (event time, event_no).
+    { key: { listed: 1, event_time: 1, event_no: 1 } },
+    // The deadline check: events whose next deadline has passed, earliest first.
+    { key: { due_at: 1 } }
   ]
 }
 

@@ -1,8 +1,14 @@
 import type { Db } from 'mongodb'
+import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { Sites } from '../../vocabulary.js'
 import { guardedStore, type AdapterCollections, type StoreAdapter } from '../guarded-store.js'
 import { StoreMissingError, StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
+import { AuditKeeper, type AuditConfig } from './audit-keeper.js'
+import { AuditRecords } from './audit-records.js'
+import { reconcileAudits } from './audit-settings.js'
+import { AuditWatcher } from './audit-watcher.js'
+import { MongoAudits } from './audits.js'
 import { MongoDatatrail } from './datatrail.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
@@ -12,64 +18,140 @@ import { MongoHeartbeats } from './heartbeats.js'
 import { COLLECTIONS, ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
+import { MongoVerdictFeed } from './verdict-feed.js'
 import { MongoViews } from './views.js'
+
+/** How a store keeps the audit of its events: all optional, so a caller that has no opinion changes nothing. */
+export interface MongoAuditOptions {
+  /** The stage deadlines the kept looks are made with; the defaults when not given. */
+  deadlines?: StageDeadlines
+  /** The store's clock, ms since the epoch: what writes look at the deadlines against. */
+  now?: () => number
+  /**
+   * Whether to follow the writes other programs make straight into the collections (audit-watcher.ts).
+   * A server's store does (connectInBackground); a command's (open) does not unless asked: it lives
+   * for one job, and its own writes keep their audits up to date.
+   */
+  watch?: boolean
+  /** Where the watcher says that it stopped working and that it works again. */
+  log?: (message: string) => void
+}
 
 interface Connection {
   db: Db
   close: () => Promise<void>
   collections: AdapterCollections
   feed: MongoTransitionFeed
+  verdictFeed: MongoVerdictFeed
+  watcher: AuditWatcher | undefined
 }
 
-function collectionsOf(db: Db, sites: Sites, feed: MongoTransitionFeed): AdapterCollections {
-  const tables = { events: new MongoEvents(db, sites), traces: new MongoTraces(db, sites), datatrail: new MongoDatatrail(db), heartbeats: new MongoHeartbeats(db) }
-  return { users: new MongoUsers(db), ...tables, views: new MongoViews(db, tables, sites), transitions: feed, firstStart: new MongoFirstStart() }
+/** The parts of the kept audit one connection uses. */
+function auditParts(db: Db, config: AuditConfig) {
+  const records = new AuditRecords(db)
+  const keeper = new AuditKeeper(db, records, config)
+  return { records, keeper, audits: new MongoAudits(db, keeper, records) }
+}
+
+function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
+  const { keeper, audits } = parts
+  const tables = {
+    events: new MongoEvents(db, sites, keeper),
+    traces: new MongoTraces(db, sites, keeper),
+    datatrail: new MongoDatatrail(db, keeper),
+    heartbeats: new MongoHeartbeats(db, keeper)
+  }
+  return {
+    users: new MongoUsers(db),
+    ...tables,
+    views: new MongoViews(db, tables, sites),
+    transitions: feeds.feed,
+    audits,
+    verdictChanges: feeds.verdictFeed,
+    firstStart: new MongoFirstStart()
+  }
 }
 
 /**
  * The store on MongoDB, shared by several service instances and the pipeline's own writers. Every
- * write is one atomic single-document operation or one unordered bulk write of idempotent ones;
- * every "database unreachable" error becomes StoreUnavailableError (503), and the driver reconnects
- * by itself, so the service serves again when the database returns. A server makes its store
- * before the database answers (see background.ts): until `serve` it answers unavailable.
+ * write is one atomic single-document operation or one unordered bulk write of idempotent ones,
+ * followed by the recompute of the kept audit of the events it touched (audit-keeper.ts); every
+ * "database unreachable" error becomes StoreUnavailableError (503), and the driver reconnects by
+ * itself, so the service serves again when the database returns. A server makes its store before
+ * the database answers (see background.ts): until `serve` it answers unavailable.
  */
 export class MongoStore implements StoreAdapter {
   readonly kind = 'mongodb'
   private connection: Connection | 'connecting' | 'closed' = 'connecting'
   /** The port over this adapter. */
   readonly store: Store = guardedStore(this)
+  private readonly audit: AuditConfig
+  private readonly watch: boolean
+  private readonly log: (message: string) => void
 
   /** `stopConnecting` ends the connection being made in the background when the store closes. */
   private constructor(
     private readonly sites: Sites,
-    private readonly stopConnecting: () => void
-  ) {}
+    private readonly stopConnecting: () => void,
+    options: MongoAuditOptions
+  ) {
+    this.audit = { sites, deadlines: options.deadlines ?? parseStageDeadlines(DEFAULT_STAGE_DEADLINES), clock: options.now ?? Date.now }
+    this.watch = options.watch ?? false
+    this.log = options.log ?? (() => {})
+  }
 
   /**
-   * Creates the missing indexes, then serves from `db`; `close` ends its connection. With
-   * `whenMissing` `refuse`, a database that holds none of the store's collections (a mistyped
-   * MONGODB_DB) is refused before anything is created in it.
+   * Creates the missing indexes, brings the kept audit in line with the configuration, then serves
+   * from `db`; `close` ends its connection. With `whenMissing` `refuse`, a database that holds none
+   * of the store's collections (a mistyped MONGODB_DB) is refused before anything is created in it.
    */
-  static async open(db: Db, close: () => Promise<void>, sites: Sites, whenMissing: WhenMissing = 'create'): Promise<Store> {
+  static async open(
+    db: Db,
+    close: () => Promise<void>,
+    sites: Sites,
+    whenMissing: WhenMissing = 'create',
+    options: MongoAuditOptions = {}
+  ): Promise<Store> {
     if (whenMissing === 'refuse' && !(await holdsAStore(db))) {
       throw new StoreMissingError(`The MongoDB database ${db.databaseName} holds none of the store's collections: check MONGODB_DB`)
     }
     await ensureIndexes(db)
-    const adapter = new MongoStore(sites, () => {})
-    adapter.serve(db, close)
+    const adapter = new MongoStore(sites, () => {}, options)
+    await adapter.serve(db, close)
     return adapter.store
   }
 
   /** A store whose connection is being made in the background: unavailable until `serve`. */
-  static connecting(sites: Sites, stopConnecting: () => void): MongoStore {
-    return new MongoStore(sites, stopConnecting)
+  static connecting(sites: Sites, stopConnecting: () => void, options: MongoAuditOptions = {}): MongoStore {
+    return new MongoStore(sites, stopConnecting, { watch: true, ...options })
   }
 
-  /** Serves from `db`, whose indexes exist, from now on; `close` ends its connection. */
-  serve(db: Db, close: () => Promise<void>): void {
+  /**
+   * Serves from `db`, whose indexes exist, once the kept audit agrees with the configuration
+   * (audit-settings.ts); `close` ends its connection. The watcher, when there is one, begins
+   * before that work, so that no write another program makes meanwhile is missed. Rejects (and
+   * serves nothing) when that work fails or the store is closed meanwhile.
+   */
+  async serve(db: Db, close: () => Promise<void>): Promise<void> {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
-    const feed = new MongoTransitionFeed(db)
-    this.connection = { db, close, collections: collectionsOf(db, this.sites, feed), feed }
+    const parts = auditParts(db, this.audit)
+    const watcher = this.watch ? new AuditWatcher(db, parts.keeper, this.log) : undefined
+    try {
+      await watcher?.begin()
+      await reconcileAudits(db, parts.keeper, parts.records, parts.audits)
+      if (this.closed()) throw new StoreUnavailableError('MongoDB store is closed')
+    } catch (error) {
+      await watcher?.close()
+      throw error
+    }
+    const feeds = { feed: new MongoTransitionFeed(db), verdictFeed: new MongoVerdictFeed(db) }
+    this.connection = { db, close, collections: collectionsOf(db, this.sites, feeds, parts), ...feeds, watcher }
+    watcher?.run()
+  }
+
+  /** A method, not a comparison after the awaits of serve: the store may have been closed meanwhile. */
+  private closed(): boolean {
+    return this.connection === 'closed'
   }
 
   private serving(): Connection {
@@ -94,8 +176,10 @@ export class MongoStore implements StoreAdapter {
     this.connection = 'closed'
     this.stopConnecting()
     if (typeof connection === 'string') return
-    // The change stream's server cursor goes first, while the connection can still end it.
+    // The watcher's pass and the change streams' server cursors go first, while the connection can still end them.
+    await connection.watcher?.close().catch(() => {})
     await connection.feed.close().catch(() => {})
+    await connection.verdictFeed.close().catch(() => {})
     await connection.close()
   }
 }

@@ -4,6 +4,7 @@ import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
+import type { KeepAudits } from './audit-keeper.js'
 import { numberIn, plainDocument } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
@@ -18,30 +19,39 @@ export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0 } } as cons
  * (`stages/tsar_classification`, `stages/{stage}/sites/{site}`), plus event_no, create_timestamp
  * and update_timestamp in seconds, and the history of the changes update-trace made (see
  * status-write.ts). Every write is one single-document operation, atomic on the server, so writes of
- * different keys by any number of instances or pipeline processes never lose one another.
+ * different keys by any number of instances or pipeline processes never lose one another. Once a
+ * write landed, the audit of each event it touched is brought up to date (audit-keeper.ts).
  */
 export class MongoTraces implements Adapter<TraceCollection> {
   private readonly traces: Collection
   /** A new trace of the configured sites, every key `incomplete`, times to be filled in. */
   private readonly template: TraceRecord
 
-  constructor(db: Db, sites: Sites) {
+  constructor(
+    db: Db,
+    sites: Sites,
+    private readonly audits: KeepAudits
+  ) {
     this.traces = db.collection(COLLECTIONS.trace)
     const { event_no: _eventNo, create_timestamp: _created, update_timestamp: _updated, ...keys } = newTraceDocument(sites, 0, 0)
     this.template = keys
   }
 
   /** Inserts the new document unless one exists; an existing one is not touched at all. */
-  create(eventNo: number, now: number): Promise<void> {
+  async create(eventNo: number, now: number): Promise<void> {
     const document = { event_no: eventNo, ...this.template, create_timestamp: now, update_timestamp: now }
-    return retryOnDuplicateKey(async () => {
+    await retryOnDuplicateKey(async () => {
       await this.traces.updateOne({ event_no: eventNo }, { $setOnInsert: document }, { upsert: true })
     })
+    await this.audits.keep([eventNo])
   }
 
   /** The key, update_timestamp and, when the value changes, its transition: one conditional write. */
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
-    return writeStatus(this.traces, this.template, { eventNo, key, status, now, by })
+  async setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
+    const changed = await writeStatus(this.traces, this.template, { eventNo, key, status, now, by })
+    // Also when unchanged: a recompute lost earlier (a process stopped between the two) is made up for.
+    await this.audits.keep([eventNo])
+    return changed
   }
 
   async find(eventNo: number): Promise<TraceRecord | null> {
@@ -74,13 +84,14 @@ export class MongoTraces implements Adapter<TraceCollection> {
     if (byEvent.size === 0) return 0
     const existing = await this.traces.find({ event_no: { $in: [...byEvent.keys()] } }, { projection: { _id: 0, event_no: 1 } }).toArray()
     const groups = existing.map((document) => byEvent.get(numberIn(document.event_no, -1)) ?? [])
-    const operations = groups
-      .filter((group) => group.length > 0)
-      .map((group) => {
-        const update: Document = { $push: { [HISTORY_FIELD]: { $each: group } } }
-        return { updateOne: { filter: { event_no: group[0]!.event_no }, update } }
-      })
-    if (operations.length > 0) await this.traces.bulkWrite(operations, { ordered: false })
+    const written = groups.filter((group) => group.length > 0)
+    const operations = written.map((group) => {
+      const update: Document = { $push: { [HISTORY_FIELD]: { $each: group } } }
+      return { updateOne: { filter: { event_no: group[0]!.event_no }, update } }
+    })
+    if (operations.length === 0) return 0
+    await this.traces.bulkWrite(operations, { ordered: false })
+    await this.audits.keep(written.map((group) => group[0]!.event_no))
     return groups.reduce((sum, group) => sum + group.length, 0)
   }
 
@@ -95,6 +106,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
       replaceOne: { filter: { event_no: trace.event_no }, replacement: trace, upsert: true }
     }))
     await retryOnDuplicateKey(() => this.traces.bulkWrite(operations, { ordered: false }))
+    await this.audits.keep(traces.map((trace) => numberIn(trace.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo)))
     return traces.length
   }
 }

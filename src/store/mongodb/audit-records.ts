@@ -1,0 +1,128 @@
+import type { Collection, Db, Document } from 'mongodb'
+import type { EventRecords } from '../../domain/audit/kept-facts.js'
+import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
+import { toEvent } from './events.js'
+import { COLLECTIONS } from './indexes.js'
+import { HISTORY_FIELD, historyIn } from './transitions.js'
+
+/** Everything stored of one event as factsOf reads it, and whether anything is stored at all. */
+export interface StoredRecords extends EventRecords {
+  datatrail: { member: string; value: Record<string, unknown> }[]
+  heartbeats: { heartbeat: Record<string, unknown> }[]
+  /** False when the event has no event document, trace, datatrail member or heartbeat. */
+  any: boolean
+}
+
+/** Of a heartbeat, only what applyHeartbeat reads: an event may have thousands, each read again at every write. */
+const HEARTBEAT_FACTS = {
+  projection: { _id: 0, event_no: 1, heartbeat_id: 1, site: 1, 'sent.error': 1, 'received.finished_time': 1, 'received.total_data_files': 1 }
+} as const
+
+const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], heartbeats: [], transitions: [], any: false })
+
+/**
+ * Reads the records of events to make their facts from: the event, the trace with its history,
+ * the datatrail members and the heartbeats, with one query each (by event_no, on the event_no
+ * indexes). Not one snapshot: each document is read as it stands, which is why a write recomputes
+ * after it lands (see audit-keeper.ts).
+ */
+export class AuditRecords {
+  private readonly events: Collection
+  private readonly traces: Collection
+  private readonly datatrail: Collection
+  private readonly heartbeats: Collection
+  private readonly audits: Collection
+
+  constructor(db: Db) {
+    this.events = db.collection(COLLECTIONS.events)
+    this.traces = db.collection(COLLECTIONS.trace)
+    this.datatrail = db.collection(COLLECTIONS.datatrail)
+    this.heartbeats = db.collection(COLLECTIONS.heartbeats)
+    this.audits = db.collection(COLLECTIONS.audit)
+  }
+
+  /** The records of each event, by event_no. One event, the path of every single write, is read with findOne where a query gives one document. */
+  async of(eventNos: readonly number[]): Promise<Map<number, StoredRecords>> {
+    const records = new Map(eventNos.map((eventNo) => [eventNo, none()]))
+    if (eventNos.length === 0) return records
+    const only = eventNos.length === 1 ? eventNos[0]! : undefined
+    const filter = only === undefined ? { event_no: { $in: [...eventNos] } } : { event_no: only }
+    const one = async (collection: Collection) => {
+      if (only === undefined) return collection.find(filter, WITHOUT_ID).toArray()
+      const document = await collection.findOne(filter, WITHOUT_ID)
+      return document === null ? [] : [document]
+    }
+    const [events, traces, members, heartbeats] = await Promise.all([
+      one(this.events),
+      one(this.traces),
+      this.datatrail.find(filter, { ...WITHOUT_ID, sort: { event_no: 1, member: 1 } }).toArray(),
+      this.heartbeats.find(filter, { ...HEARTBEAT_FACTS, sort: { event_no: 1, heartbeat_id: 1 } }).toArray()
+    ])
+    const of = (document: Document) => records.get(numberIn(document.event_no, Number.NaN))
+    for (const document of events) {
+      const item = of(document)
+      if (item === undefined) continue
+      item.event = toEvent(document)
+      item.any = true
+    }
+    for (const document of traces) {
+      const item = of(document)
+      if (item === undefined) continue
+      const { [HISTORY_FIELD]: history, ...trace } = plainDocument(document)
+      item.trace = trace
+      item.transitions = historyIn(history)
+      item.any = true
+    }
+    for (const document of members) {
+      const item = of(document)
+      if (item === undefined) continue
+      const { member, value } = plainDocument(document)
+      item.datatrail.push({ member: String(member), value: (value ?? {}) as Record<string, unknown> })
+      item.any = true
+    }
+    for (const document of heartbeats) {
+      const item = of(document)
+      if (item === undefined) continue
+      item.heartbeats.push({ heartbeat: plainDocument(document) })
+      item.any = true
+    }
+    return records
+  }
+
+  /**
+   * The next `limit` event numbers after `after`, ascending, that have a record or an audit
+   * document: the union of each collection's first `limit`, each read from its event_no index.
+   */
+  async eventNumbersAfter(after: number, limit: number): Promise<number[]> {
+    if (limit <= 0) return []
+    const found = await Promise.all(
+      [this.events, this.traces, this.datatrail, this.heartbeats, this.audits].map((collection) => firstEventNumbers(collection, after, limit))
+    )
+    return [...new Set(found.flat())].sort((a, b) => a - b).slice(0, limit)
+  }
+}
+
+/**
+ * The first `limit` distinct event numbers after `after` in one collection. Where an event has
+ * several documents (datatrail members, heartbeats) a batch may hold fewer events than documents:
+ * the next batch starts after the last event seen, so each batch adds at least one.
+ */
+async function firstEventNumbers(collection: Collection, after: number, limit: number): Promise<number[]> {
+  const found: number[] = []
+  let from = after
+  while (found.length < limit) {
+    const batch = await collection
+      .find({ event_no: { $gt: from } }, { projection: { _id: 0, event_no: 1 }, sort: { event_no: 1 }, limit })
+      .toArray()
+    for (const document of batch) {
+      const eventNo = numberIn(document.event_no, Number.NaN)
+      if (Number.isNaN(eventNo) || eventNo === found.at(-1)) continue
+      found.push(eventNo)
+    }
+    if (batch.length < limit) break
+    const last = numberIn(batch.at(-1)!.event_no, Number.NaN)
+    if (Number.isNaN(last) || last <= from) break
+    from = last
+  }
+  return found.slice(0, limit)
+}

@@ -1,0 +1,96 @@
+import { isDeepStrictEqual } from 'node:util'
+import type { Collection, Db, Document, Filter } from 'mongodb'
+import type { VerdictChange } from '../../../schemas/audit.js'
+import type { EventPosition } from '../../domain/records.js'
+import type { TimeWindow } from '../../domain/time-window.js'
+import type { Adapter } from '../guarded-store.js'
+import type { AuditCollection, AuditMismatch, KeptAudit } from '../port.js'
+import { keptAudit } from './audit-documents.js'
+import type { KeptReport } from '../../domain/audit/kept-report.js'
+import type { AuditKeeper } from './audit-keeper.js'
+import type { AuditRecords } from './audit-records.js'
+import { numberIn, plain } from './documents.js'
+import { COLLECTIONS } from './indexes.js'
+
+/**
+ * The keyset condition of one window page in (event_time, event_no) order, as keysetFilter (event-pages.ts)
+ * writes it for events: a time range plus an $or for ties, so that the {listed, event_time, event_no}
+ * index gives a range scan in the order returned.
+ */
+function windowFilter(window: TimeWindow, after: EventPosition | undefined): Filter<Document> {
+  if (after === undefined) return { listed: true, event_time: { $gte: window.start, $lt: window.end } }
+  return {
+    listed: true,
+    event_time: { $gte: after.timestamp, $lt: window.end },
+    $or: [{ event_time: { $gt: after.timestamp } }, { event_no: { $gt: after.event_no } }]
+  }
+}
+
+/**
+ * The kept audit on MongoDB: reads are one document or one index range of the `audit` collection;
+ * writes go through the AuditKeeper, each a compare-and-set of one document. Unlike SQLite, `settle`
+ * and `verify` are not one transaction: each event is written on its own, and a concurrent writer
+ * of the same event makes the write start again from a fresh read rather than be lost.
+ */
+export class MongoAudits implements Adapter<AuditCollection> {
+  private readonly audits: Collection
+
+  constructor(
+    db: Db,
+    private readonly keeper: AuditKeeper,
+    private readonly records: AuditRecords
+  ) {
+    this.audits = db.collection(COLLECTIONS.audit)
+  }
+
+  async find(eventNo: number): Promise<KeptAudit | null> {
+    const kept = (await this.keeper.kept([eventNo])).get(eventNo)
+    return kept === undefined ? null : keptAudit(kept)
+  }
+
+  async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<KeptReport[]> {
+    const documents = await this.audits.find(windowFilter(window, after), { projection: { _id: 0, report: 1 }, sort: { event_time: 1, event_no: 1 }, limit }).toArray()
+    return documents.map((document) => plain(document.report) as KeptReport)
+  }
+
+  /** `$ne: null` keeps out the documents with nothing due, which a server's type brackets would too. */
+  async due(now: number, limit: number): Promise<number[]> {
+    const documents = await this.audits
+      .find({ due_at: { $ne: null, $lte: now } }, { projection: { _id: 0, event_no: 1 }, sort: { due_at: 1 }, limit })
+      .toArray()
+    return documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
+  }
+
+  /** One event at a time, each a compare-and-set: of several instances settling one event, the winner records its change. */
+  async settle(eventNos: readonly number[], now: number): Promise<VerdictChange[]> {
+    const changes: VerdictChange[] = []
+    for (const eventNo of eventNos) {
+      const change = await this.keeper.relook(eventNo, now)
+      if (change !== null) changes.push(change)
+    }
+    return changes
+  }
+
+  /**
+   * The kept facts of the next events held against facts made from their records now; each that
+   * differs is reported, then brought up to date by the keeper (which reads both again, so a write
+   * that landed in between is not undone).
+   */
+  async verify(after: number, limit: number, now: number): Promise<{ checked: number; mismatches: AuditMismatch[]; last: number | null }> {
+    const eventNos = await this.records.eventNumbersAfter(after, limit)
+    const kept = await this.keeper.kept(eventNos)
+    const records = await this.records.of(eventNos)
+    const mismatches: AuditMismatch[] = []
+    for (const eventNo of eventNos) {
+      const recomputed = this.keeper.factsOf(eventNo, records.get(eventNo)!)
+      const facts = kept.get(eventNo)?.facts ?? null
+      if (facts !== null && isDeepStrictEqual(facts, recomputed)) continue
+      mismatches.push({ event_no: eventNo, kept: facts, recomputed })
+    }
+    await this.keeper.keep(
+      mismatches.map((mismatch) => mismatch.event_no),
+      now
+    )
+    return { checked: eventNos.length, mismatches, last: eventNos.length < limit ? null : eventNos.at(-1)! }
+  }
+}
