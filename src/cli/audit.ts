@@ -9,7 +9,8 @@ import { loadConfig, type Config } from '../config.js'
 import { auditReportJson, reportWindow } from '../reports/audit-report.js'
 import { windowParts } from '../reports/window-parts.js'
 import { keptWindow } from '../reports/kept-window.js'
-import { factsOf, type KeptFacts } from '../domain/audit/kept-facts.js'
+import { factsOf } from '../domain/audit/kept-facts.js'
+import { reportOf, type KeptReport } from '../domain/audit/kept-report.js'
 import type { Sites } from '../vocabulary.js'
 import type { Store } from '../store/port.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
@@ -117,12 +118,12 @@ function windowOf(options: AuditOptions, config: Config, now: number): TimeWindo
 }
 
 /** Where the audited events come from: the kept audit, or the records (`--recompute`). */
-type AuditSource = () => AsyncIterable<readonly { facts: KeptFacts }[]>
+type AuditSource = () => AsyncIterable<readonly KeptReport[]>
 
-/** The window's events with facts made from their records, as the kept audit must have them: the reference. */
-async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites): AsyncGenerator<{ facts: KeptFacts }[]> {
+/** The window's events with reports made from their records, as the kept audit must have them: the reference. */
+async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites): AsyncGenerator<KeptReport[]> {
   for await (const page of windowParts(store, window)) {
-    yield page.map((parts) => ({ facts: factsOf(parts.event.event_no, parts, sites) }))
+    yield page.map((parts) => reportOf(factsOf(parts.event.event_no, parts, sites), sites)).filter((report) => report !== null)
   }
 }
 

@@ -2,7 +2,7 @@ import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
 import type { WindowAudit } from '../domain/audit/window-audit.js'
 import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
-import type { KeptFacts } from '../domain/audit/kept-facts.js'
+import type { KeptReport } from '../domain/audit/kept-report.js'
 
 export const reportWindow = (window: TimeWindow): ReportWindow => ({
   start_time_utc: toIsoUtc(window.start),
@@ -16,7 +16,7 @@ export const reportWindow = (window: TimeWindow): ReportWindow => ({
  * caller may read it from `audit` then). One page of the window's kept audits is held at a time.
  */
 export function auditReportJson(
-  source: AsyncIterable<readonly { facts: KeptFacts }[]>,
+  source: AsyncIterable<readonly KeptReport[]>,
   window: TimeWindow,
   audit: WindowAudit,
   eventJson: (event: AuditedEvent) => string

@@ -32,17 +32,21 @@ const siteFindings = (site: SiteFacts) => [...outOfOrderFindings(site), ...datat
  */
 export function auditFacts(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested'>, settings: AuditSettings): EventAudit {
   const audited = eventFacts(facts, event, settings.sites)
-  const findings = [
-    ...stuckFindings(audited, settings.now - event.timestamp, settings.deadlines),
-    ...completedBeforeEventFindings(audited, event.timestamp),
-    ...audited.sites.flatMap(siteFindings)
-  ].sort(findingOrder(settings.sites.names))
+  const findings = [...stuckFindings(audited, settings.now - event.timestamp, settings.deadlines), ...contradictionFindings(audited, event.timestamp)].sort(
+    findingOrder(settings.sites.names)
+  )
   return {
     sites: audited.sites.map((site) => site.site),
     verdict: verdictOf(findings, everyStageComplete(audited)),
     findings
   }
 }
+
+/** Every finding that does not depend on the clock: all but `stuck`, unordered. */
+export const contradictionFindings = (audited: EventFacts, eventTime: number) => [
+  ...completedBeforeEventFindings(audited, eventTime),
+  ...audited.sites.flatMap(siteFindings)
+]
 
 /** The audit recomputed from the event's records: the reference the kept facts are checked against. */
 export function auditEvent(parts: AuditedParts, settings: AuditSettings): EventAudit {

@@ -1,6 +1,6 @@
 import type { AuditedEvent, AuditSummary, AuditVerdict } from '../../../schemas/audit.js'
-import type { KeptFacts } from './kept-facts.js'
-import { auditFacts, type AuditSettings } from './audit-event.js'
+import type { AuditSettings } from './audit-event.js'
+import { auditOfReport, type KeptReport } from './kept-report.js'
 import { auditedEventRecord } from './audited-event.js'
 import { countInSummary, emptySummary } from './summary.js'
 
@@ -24,22 +24,21 @@ export class WindowAudit {
     private readonly filters: AuditFilters = {}
   ) {}
 
-  /** Each event is audited from its kept facts at the audit's clock, so a deadline that passed a moment ago already counts. */
-  page(kept: readonly { facts: KeptFacts }[]): AuditedEvent[] {
+  /** Each event is audited from its kept report at the audit's clock, so a deadline that passed a moment ago already counts. */
+  page(reports: readonly KeptReport[]): AuditedEvent[] {
     const listed: AuditedEvent[] = []
-    for (const { facts } of kept) {
-      const event = facts.event!
-      const audit = auditFacts(facts, event, this.settings)
+    for (const report of reports) {
+      const audit = auditOfReport(report, this.settings)
       countInSummary(this.summary, audit)
       const { verdict, site } = this.filters
       if ((verdict === undefined || audit.verdict === verdict) && (site === undefined || audit.sites.includes(site))) {
-        listed.push(auditedEventRecord({ event_no: facts.event_no, ...event }, audit))
+        listed.push(auditedEventRecord({ event_no: report.event_no, ...report.event }, audit))
       }
     }
     return listed
   }
 
-  async *pages(source: AsyncIterable<readonly { facts: KeptFacts }[]>): AsyncGenerator<AuditedEvent[]> {
+  async *pages(source: AsyncIterable<readonly KeptReport[]>): AsyncGenerator<AuditedEvent[]> {
     for await (const parts of source) yield this.page(parts)
   }
 }

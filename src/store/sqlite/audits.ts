@@ -4,6 +4,7 @@ import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
 import { emptyFacts, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../../domain/audit/kept-look.js'
+import { reportOf, type KeptReport } from '../../domain/audit/kept-report.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { TimeWindow } from '../../domain/time-window.js'
@@ -45,21 +46,21 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   ) {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
-      put: db.prepare<{ event_no: number; facts: string; listed: 0 | 1; event_time: number | null; verdict: string | null; due_at: number | null; stuck: string }>(
-        `INSERT INTO audits (event_no, facts, listed, event_time, verdict, due_at, stuck)
-         VALUES (@event_no, @facts, @listed, @event_time, @verdict, @due_at, @stuck)
-         ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, listed = excluded.listed, event_time = excluded.event_time,
+      put: db.prepare<{ event_no: number; facts: string; report: string | null; listed: 0 | 1; event_time: number | null; verdict: string | null; due_at: number | null; stuck: string }>(
+        `INSERT INTO audits (event_no, facts, report, listed, event_time, verdict, due_at, stuck)
+         VALUES (@event_no, @facts, @report, @listed, @event_time, @verdict, @due_at, @stuck)
+         ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, report = excluded.report, listed = excluded.listed, event_time = excluded.event_time,
            verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck`
       ),
       setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string }>(
         'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck WHERE event_no = @event_no'
       ),
       change: db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)'),
-      window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, AuditRow>(
-        `SELECT event_no, facts, verdict, due_at, stuck FROM audits
+      window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, string>(
+        `SELECT report FROM audits
          WHERE listed = 1 AND (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
          ORDER BY event_time, event_no LIMIT @limit`
-      ),
+      ).pluck(),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck()
     }
   }
@@ -90,9 +91,11 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   private write(facts: KeptFacts, before: KeptLook | null, settings: AuditSettings): VerdictChange | null {
     const after = lookAt(facts, settings)
     const listed = facts.event?.listed === true
+    const report = reportOf(facts, this.sites)
     this.statements.put.run({
       event_no: facts.event_no,
       facts: JSON.stringify(facts),
+      report: report === null ? null : JSON.stringify(report),
       listed: listed ? 1 : 0,
       event_time: facts.event?.timestamp ?? null,
       verdict: after.look.verdict,
@@ -133,9 +136,9 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return row === undefined ? null : toKept(row)
   }
 
-  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): KeptAudit[] {
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): KeptReport[] {
     const position = after ?? { timestamp: window.start, event_no: -1 }
-    return this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map(toKept)
+    return this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map((text) => JSON.parse(text) as KeptReport)
   }
 
   due(now: number, limit: number): number[] {

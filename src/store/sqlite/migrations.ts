@@ -91,14 +91,16 @@ export const migrations: readonly string[] = [
   `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`,
 
   // The audit of every event, kept (see kept-facts.ts): the facts its rules read, reduced from the
-  // event's records, and the last look at them. Each write of a record updates its event's row in
-  // the same transaction. \`listed\` rows (events asking for baseband data) are the audit of a window,
-  // one range scan by event time; \`due_at\` is when the next deadline of an incomplete stage passes,
-  // which the deadline scheduler finds by its index. Filled by the service at start (settings
-  // 'kept_audits' says for which sites and deadlines the rows were made).
+  // event's records, the report a window read parses (kept-report.ts), and the last look at them.
+  // Each write of a record updates its event's row in the same transaction. `listed` rows (events
+  // asking for baseband data) are the audit of a window, one range scan by event time; `due_at` is
+  // when the next deadline of an incomplete stage passes, which the deadline scheduler finds by its
+  // index. Filled by the service at start (settings 'kept_audit_facts' and 'kept_audit_looks' say
+  // for which sites and deadlines the rows were made).
   `CREATE TABLE audits (
      event_no   INTEGER PRIMARY KEY,
      facts      TEXT NOT NULL,
+     report     TEXT,
      listed     INTEGER NOT NULL,
      event_time INTEGER,
      verdict    TEXT,

@@ -1,0 +1,57 @@
+import type { AuditFinding } from '../../../schemas/audit.js'
+import { CLASSIFICATION_STAGE, STAGES, type PipelineStage, type Sites } from '../../vocabulary.js'
+import type { AuditSettings, EventAudit } from './audit-event.js'
+import { contradictionFindings } from './audit-event.js'
+import { details } from './details.js'
+import type { KeptEvent, KeptFacts } from './kept-facts.js'
+import { findingOrder } from './order.js'
+import { finding } from './rules.js'
+import { eventFacts, everyStageComplete } from './site-facts.js'
+import { verdictOf } from './verdict.js'
+
+/**
+ * What the audit of a window reads of an event: its audit with the clock left out. Everything but
+ * `stuck` depends on the records alone, so it is kept as found (`contradictions`); `stuck` depends on
+ * the clock and the deadlines, so the stages it may name are kept (`pending`) and held against both
+ * when read. A few hundred bytes, a tenth of the facts it is made from: a window read parses only this.
+ */
+export interface KeptReport {
+  event_no: number
+  event: Pick<KeptEvent, 'timestamp' | 'snr' | 'known_source_name'>
+  /** The sites the event asked for, in configured order. */
+  sites: string[]
+  /** Every finding but `stuck`, in the audit's order. */
+  contradictions: AuditFinding[]
+  /** The audited stages still incomplete: site (null for the classification) and stage. */
+  pending: [site: string | null, stage: PipelineStage][]
+  /** Every audited stage is complete. */
+  complete: boolean
+}
+
+/** The report of kept facts; null for an event that is not in the audit (not written, or asking for no baseband data). */
+export function reportOf(facts: KeptFacts, sites: Sites): KeptReport | null {
+  const event = facts.event
+  if (event === null || !event.listed) return null
+  const audited = eventFacts(facts, event, sites)
+  const pending: KeptReport['pending'] = []
+  if (audited.classification === 'incomplete') pending.push([null, CLASSIFICATION_STAGE])
+  for (const site of audited.sites) for (const stage of STAGES) if (site.stages[stage] === 'incomplete') pending.push([site.site, stage])
+  return {
+    event_no: facts.event_no,
+    event: { timestamp: event.timestamp, snr: event.snr, known_source_name: event.known_source_name },
+    sites: event.requested,
+    contradictions: contradictionFindings(audited, event.timestamp).sort(findingOrder(sites.names)),
+    pending,
+    complete: everyStageComplete(audited)
+  }
+}
+
+/** The audit of a kept report at `settings.now`: the same as the audit of the facts it was made from (auditFacts). */
+export function auditOfReport(report: KeptReport, settings: AuditSettings): EventAudit {
+  const elapsed = settings.now - report.event.timestamp
+  const stuck = report.pending
+    .filter(([, stage]) => elapsed >= settings.deadlines[stage])
+    .map(([site, stage]) => finding('stuck', site, stage, details.stuck(stage, site, elapsed, settings.deadlines[stage])))
+  const findings = stuck.length === 0 ? report.contradictions : [...stuck, ...report.contradictions].sort(findingOrder(settings.sites.names))
+  return { sites: report.sites, verdict: verdictOf(findings, report.complete), findings }
+}
