@@ -48,6 +48,11 @@ export interface KeptFacts {
   /** Null until the event itself is written (a trace or a heartbeat may come first). */
   event: KeptEvent | null
   classification: StageStatus
+  /**
+   * Only the configured sites of which something is known: a site absent here has every stage
+   * incomplete, no member and no heartbeat (`siteFacts` reads it so). Most events ask nothing of
+   * most sites, and leaving them out keeps a row small (see `compact`).
+   */
   sites: Record<string, KeptSite>
   /** When each audited key was first recorded complete (a transition to `complete`), s since the epoch. */
   first_completions: Record<string, number>
@@ -61,14 +66,37 @@ function emptySite(): KeptSite {
 }
 
 /** The facts of an event of which nothing is stored yet. */
-export function emptyFacts(eventNo: number, sites: Sites): KeptFacts {
-  return {
-    event_no: eventNo,
-    event: null,
-    classification: 'incomplete',
-    sites: Object.fromEntries(sites.names.map((site) => [site, emptySite()])),
-    first_completions: {}
-  }
+export function emptyFacts(eventNo: number): KeptFacts {
+  return { event_no: eventNo, event: null, classification: 'incomplete', sites: {}, first_completions: {} }
+}
+
+const EMPTY_SITE: Readonly<KeptSite> = Object.freeze(emptySite())
+
+/** A configured site's facts, as kept or as a site of which nothing is known. */
+export const siteFacts = (facts: KeptFacts, site: string): Readonly<KeptSite> => (Object.hasOwn(facts.sites, site) ? facts.sites[site]! : EMPTY_SITE)
+
+/** A configured site's facts to change: made when the site had none. */
+function siteToChange(facts: KeptFacts, site: string): KeptSite {
+  if (!Object.hasOwn(facts.sites, site)) facts.sites[site] = emptySite()
+  return facts.sites[site]!
+}
+
+const isEmptySite = (site: KeptSite) =>
+  site.last_finished === null &&
+  site.last_error === null &&
+  !site.member.registered &&
+  site.member.num_files === 0 &&
+  site.member.missing_files === 0 &&
+  STAGES.every((stage) => site.stages[stage] === 'incomplete')
+
+/**
+ * Leaves out the sites of which nothing is known, so that facts have one form however they were
+ * reached (the kept facts are compared with those made from the records): every writer stores
+ * compacted facts, and `factsOf` makes them so.
+ */
+export function compact(facts: KeptFacts): KeptFacts {
+  for (const [site, kept] of Object.entries(facts.sites)) if (isEmptySite(kept)) delete facts.sites[site]
+  return facts
 }
 
 /** The audited key a trace key is: the classification, or a stage at a configured site. */
@@ -105,7 +133,7 @@ export function applyStatus(facts: KeptFacts, key: string, status: unknown, chan
   if (audited === undefined) return
   const stored = storedStatus({ [key]: status }, key)
   if (audited.site === null) facts.classification = stored
-  else facts.sites[audited.site]!.stages[audited.stage] = stored
+  else siteToChange(facts, audited.site).stages[audited.stage] = stored
   if (changedAt !== undefined) applyTransition(facts, { key, to: status, at: changedAt }, sites)
 }
 
@@ -113,7 +141,7 @@ export function applyStatus(facts: KeptFacts, key: string, status: unknown, chan
 export function applyTrace(facts: KeptFacts, trace: TraceRecord | null, sites: Sites): void {
   facts.classification = storedStatus(trace, CLASSIFICATION_KEY)
   for (const site of sites.names) {
-    for (const stage of STAGES) facts.sites[site]!.stages[stage] = storedStatus(trace, stageKey(stage, site))
+    for (const stage of STAGES) siteToChange(facts, site).stages[stage] = storedStatus(trace, stageKey(stage, site))
   }
 }
 
@@ -129,15 +157,15 @@ export function applyMember(facts: KeptFacts, member: string, value: Record<stri
   const site = sites.names.find((name) => sites.basebandKeyOf(name) === member)
   if (site === undefined) return
   const output = datatrailMemberOutput(value)
-  facts.sites[site]!.member = { registered: output.registered, num_files: output.num_files, missing_files: output.missing_files.length }
+  siteToChange(facts, site).member = { registered: output.registered, num_files: output.num_files, missing_files: output.missing_files.length }
 }
 
 /** A heartbeat stored (heartbeats are only ever added: one already stored is never applied again). */
-export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record<string, unknown>): void {
+export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record<string, unknown>, sites: Sites): void {
   const heartbeat = heartbeatOutput(stored)
-  // A site name is another writer's text: only a configured site's own member counts.
-  if (!Object.hasOwn(facts.sites, heartbeat.site)) return
-  const site = facts.sites[heartbeat.site]!
+  // A site name is another writer's text: only a configured site's heartbeats count.
+  if (!sites.includes(heartbeat.site)) return
+  const site = siteToChange(facts, heartbeat.site)
   const id = heartbeat.heartbeat_id
   if (heartbeat.received.finished_time !== null && (site.last_finished === null || id > site.last_finished.heartbeat_id)) {
     site.last_finished = { heartbeat_id: id, total_data_files: heartbeat.received.total_data_files }
@@ -157,14 +185,14 @@ export interface EventRecords {
 
 /** The facts made from the records themselves: what the kept facts must always equal. */
 export function factsOf(eventNo: number, records: EventRecords, sites: Sites): KeptFacts {
-  const facts = emptyFacts(eventNo, sites)
+  const facts = emptyFacts(eventNo)
   if (records.event !== null) applyEvent(facts, records.event, sites)
   applyTrace(facts, records.trace, sites)
   for (const transition of records.transitions) applyTransition(facts, transition, sites)
   // The last write of a member wins, as in a Map made of the rows.
   for (const { member, value } of records.datatrail) applyMember(facts, member, value, sites)
-  for (const { heartbeat } of records.heartbeats) applyHeartbeat(facts, heartbeat)
-  return facts
+  for (const { heartbeat } of records.heartbeats) applyHeartbeat(facts, heartbeat, sites)
+  return compact(facts)
 }
 
 /**

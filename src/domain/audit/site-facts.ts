@@ -1,7 +1,7 @@
 import type { Sites, Stage, StageStatus } from '../../vocabulary.js'
 import type { EventRecord, TraceRecord, TransitionRecord, DatatrailRecord, HeartbeatRecord } from '../records.js'
 import { STAGES } from '../../vocabulary.js'
-import type { KeptEvent, KeptFacts, KeptSite, MemberFacts } from './kept-facts.js'
+import { siteFacts, type KeptEvent, type KeptFacts, type KeptSite, type MemberFacts } from './kept-facts.js'
 
 /** One event's records as stored, whoever wrote them. */
 export interface AuditedParts {
@@ -36,7 +36,7 @@ export function eventFacts(facts: KeptFacts, event: Pick<KeptEvent, 'requested'>
     classification: facts.classification,
     firstCompletions: new Map(Object.entries(facts.first_completions)),
     sites: event.requested.map((site) => {
-      const kept = facts.sites[site]!
+      const kept = siteFacts(facts, site)
       return {
         site,
         memberName: configuredSites.basebandKeyOf(site),

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type Database from 'better-sqlite3'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
-import { emptyFacts, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
+import { compact, emptyFacts, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../../domain/audit/kept-look.js'
 import { reportOf, type KeptReport } from '../../domain/audit/kept-report.js'
 import type { EventPosition } from '../../domain/records.js'
@@ -78,7 +78,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     for (const [eventNo, change] of changes) {
       let kept = touched.get(eventNo)
       if (kept === undefined) {
-        kept = this.find(eventNo) ?? { facts: emptyFacts(eventNo, this.sites), look: NOT_AUDITED }
+        kept = this.find(eventNo) ?? { facts: emptyFacts(eventNo), look: NOT_AUDITED }
         touched.set(eventNo, kept)
       }
       change(kept.facts)
@@ -89,6 +89,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
 
   /** Writes the facts and their look; `before` null records no verdict change. */
   private write(facts: KeptFacts, before: KeptLook | null, settings: AuditSettings): VerdictChange | null {
+    compact(facts)
     const after = lookAt(facts, settings)
     const listed = facts.event?.listed === true
     const report = reportOf(facts, this.sites)

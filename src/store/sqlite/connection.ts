@@ -50,7 +50,7 @@ export class SqliteConnection {
       events: new SqliteEvents(db, sites, audits),
       traces: new SqliteTraces(db, sites, audits),
       datatrail: new SqliteDatatrail(db, sites, audits),
-      heartbeats: new SqliteHeartbeats(db, audits)
+      heartbeats: new SqliteHeartbeats(db, sites, audits)
     }
     this.collections = {
       users: new SqliteUsers(db),

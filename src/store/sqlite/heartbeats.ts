@@ -5,6 +5,7 @@ import type { Adapter } from '../guarded-store.js'
 import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
 import { applyHeartbeat } from '../../domain/audit/kept-facts.js'
 import type { SqliteAudits } from './audits.js'
+import type { Sites } from '../../vocabulary.js'
 
 /** Heartbeats, one row per heartbeat_id, the record as JSON. */
 export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
@@ -12,6 +13,7 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
 
   constructor(
     private readonly db: Database.Database,
+    private readonly sites: Sites,
     private readonly audits: SqliteAudits
   ) {
     this.statements = {
@@ -36,7 +38,7 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
         (heartbeat) => this.statements.add.run(heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now).changes === 1
       )
       added = stored.length
-      this.audits.keep(stored.map((heartbeat) => [heartbeat.event_no, (facts) => applyHeartbeat(facts, heartbeat)]))
+      this.audits.keep(stored.map((heartbeat) => [heartbeat.event_no, (facts) => applyHeartbeat(facts, heartbeat, this.sites)]))
     })()
     return added
   }
