@@ -16,21 +16,24 @@ export interface FullYearResult {
   memory: MemoryBreakdown
 }
 
+/** The window reports read over a year: the baseband callbacks (a JSON array), and the audit (its `events`). */
+export type YearReport = 'baseband-callbacks' | 'audit'
+
 /**
- * RSS growth of the server during one baseband-callbacks request over the newest 365 days. On a
+ * RSS growth of the server during one request over the newest 365 days, and how long it took. On a
  * fresh process: one that has just served heavy load keeps a grown heap, which would hide the growth
  * of this request. One small request first, so compiled code and prepared statements are not counted.
  */
-export async function fullYearRss(start: () => Promise<RunningServer>, token: string, newest: number): Promise<FullYearResult> {
+export async function fullYearRss(start: () => Promise<RunningServer>, token: string, newest: number, report: YearReport = 'baseband-callbacks'): Promise<FullYearResult> {
   const server = await start()
   try {
     const end = newest + 1000
-    await callbacks(server.url, token, end - DAY_MS, end)
+    await windowReport(server.url, token, end - DAY_MS, end, report)
     await sleep(1000)
     const baseline = rssBytes(server.pid)
     const sampler = sampleRss(server.pid, 20)
     const started = performance.now()
-    const { rows, bytes } = await callbacks(server.url, token, end - 365 * DAY_MS, end)
+    const { rows, bytes } = await windowReport(server.url, token, end - 365 * DAY_MS, end, report)
     const seconds = (performance.now() - started) / 1000
     const { peak } = sampler.stop()
     const memory = await readMemory(server.url, token)
@@ -48,12 +51,12 @@ export async function fullYearRss(start: () => Promise<RunningServer>, token: st
   }
 }
 
-/** One request, read to the end; the body must be a JSON array (a stream cut short would not parse). */
-async function callbacks(url: string, token: string, start: number, end: number): Promise<{ rows: number; bytes: number }> {
+/** One request, read to the end; the body must be whole JSON (a stream cut short would not parse). */
+async function windowReport(url: string, token: string, start: number, end: number, report: YearReport): Promise<{ rows: number; bytes: number }> {
   const query = new URLSearchParams({ start_time_utc: new Date(start).toISOString(), end_time_utc: new Date(end).toISOString() })
-  const response = await fetch(`${url}/v1/event-tracer/baseband-callbacks?${query.toString()}`, { headers: { authorization: token } })
+  const response = await fetch(`${url}/v1/event-tracer/${report}?${query.toString()}`, { headers: { authorization: token } })
   const text = await response.text()
-  if (!response.ok) throw new Error(`baseband-callbacks answered ${response.status}: ${text.slice(0, 300)}`)
-  const rows = (JSON.parse(text) as unknown[]).length
-  return { rows, bytes: Buffer.byteLength(text) }
+  if (!response.ok) throw new Error(`${report} answered ${response.status}: ${text.slice(0, 300)}`)
+  const body = JSON.parse(text) as unknown[] | { events: unknown[] }
+  return { rows: Array.isArray(body) ? body.length : body.events.length, bytes: Buffer.byteLength(text) }
 }

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { cpuCost, type CpuCost } from './cpu-cost.js'
 import { NOISY_PERCENT, startCpuAccounting } from './cpu-share.js'
 import { fullYearRss, type FullYearResult } from './full-year.js'
+import { readBaseline } from './baseline.js'
 import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
 import { machine } from './machine.js'
 import { readMemory, type MemoryBreakdown } from './memory.js'
@@ -37,6 +38,8 @@ const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
  */
 const WRITE = ONLY === undefined || process.env.BENCH_WRITE === '1'
 const PROFILE_SECONDS = positiveInteger('BENCH_PROFILE_SECONDS', 6)
+/** A report of the same bench at another commit on this machine (its latest.md), to set this run's figures beside. */
+const BASELINE = process.env.BENCH_BASELINE === undefined || process.env.BENCH_BASELINE === '' ? undefined : readBaseline(process.env.BENCH_BASELINE)
 
 function positiveInteger(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback)
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
   // Other work on the machine (a test suite, say) slows every scenario: the report shows how much there was.
   const cpuOfOthers = startCpuAccounting()
   const fullYear: FullYearResult[] = []
+  const fullYearAudit: FullYearResult[] = []
   let list: Scenario[]
   try {
     service = await bench.startService()
@@ -118,6 +122,11 @@ async function main(): Promise<void> {
       fullYear.push(await fullYearRss(() => bench.startService(), context.token, bench.store.newest))
       log(`full-year baseband-callbacks ${run}/${FULL_YEAR_RUNS}: RSS +${fullYear.at(-1)!.increaseMb.toFixed(1)} MB`)
     }
+    for (let run = 1; run <= (ONLY === undefined || ONLY.includes('audit-1d') ? FULL_YEAR_RUNS : 0); run++) {
+      fullYearAudit.push(await fullYearRss(() => bench.startService(), context.token, bench.store.newest, 'audit'))
+      const last = fullYearAudit.at(-1)!
+      log(`full-year audit ${run}/${FULL_YEAR_RUNS}: ${last.seconds.toFixed(2)} s, RSS +${last.increaseMb.toFixed(1)} MB`)
+    }
   } finally {
     await service?.stop()
     await bare?.stop()
@@ -129,7 +138,7 @@ async function main(): Promise<void> {
   const summaries = list.map((scenario) =>
     summarise(scenario, results.get(scenario.id)!, scenario.id.startsWith('verify') ? bareRounds : undefined, scenario.id === 'update-trace' ? writes : [])
   )
-  const verdicts = judgeTargets({ summaries, fullYear, store: bench.store })
+  const verdicts = judgeTargets({ summaries, fullYear, fullYearAudit, store: bench.store, ...(BASELINE === undefined ? {} : { baseline: BASELINE }) })
   const evidence: Evidence = {
     profiles: WRITE ? await profileMisses(bench, verdicts) : new Map<string, CpuCost>(),
     ...(WRITE ? {} : { noProfiles: 'a partial run profiles only with BENCH_WRITE=1' }),
@@ -149,6 +158,8 @@ async function main(): Promise<void> {
     singleConnection,
     cpuOfOthers: cpu,
     fullYear,
+    fullYearAudit,
+    ...(BASELINE === undefined ? {} : { baseline: BASELINE }),
     ...(ONLY === undefined ? {} : { only: ONLY })
   }
   const report = renderReport(input, verdicts, evidence)

@@ -4,6 +4,7 @@ import type { FullYearResult } from './full-year.js'
 import type { LoadResult } from './load.js'
 import { machineFacts, type Machine } from './machine.js'
 import type { SeededStore } from './seeded-store.js'
+import type { BaselineRun } from './baseline.js'
 import type { ScenarioSummary } from './summary.js'
 import { largestIncrease, p99TargetOf, TARGETS, type TargetKey, type Verdict } from './targets.js'
 import { whySection, type Evidence } from './why.js'
@@ -21,6 +22,10 @@ export interface ReportInput {
   cpuOfOthers: CpuShare
   /** One result per fresh process; the largest increase is judged. None in a partial run. */
   fullYear: FullYearResult[]
+  /** The same, of one audit request over the year. */
+  fullYearAudit?: FullYearResult[]
+  /** The same bench at another commit on this machine (BENCH_BASELINE). */
+  baseline?: BaselineRun
   /** The scenarios of a partial run (BENCH_ONLY); unset when every scenario ran. */
   only?: string[]
 }
@@ -88,6 +93,15 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
         `${years.map((year) => `${mb(year.baselineMb)} → ${mb(year.peakMb)}`).join(', ')} MB; the largest, ${stated('fullYearRssIncreaseMb')}`
     )
   }
+  const audits = input.fullYearAudit ?? []
+  if (audits.length > 0) {
+    const first = audits[0]!
+    lines.push(
+      `- One audit request over the newest 365 days (${first.rows.toLocaleString('en-US')} events, ${first.megabytes.toFixed(1)} MB), ` +
+        `${audits.length} times on a fresh process each: ${audits.map((run) => `${run.seconds.toFixed(2)} s`).join(', ')}; ` +
+        `RSS increase ${audits.map((run) => `${mb(run.baselineMb)} → ${mb(run.peakMb)}`).join(', ')} MB`
+    )
+  }
   lines.push(
     `- Seeding ${input.store.spec.events.toLocaleString('en-US')} events (${input.store.reused ? 'when the reused store was made' : 'this run'}): ` +
       stated('seedSeconds')
@@ -101,6 +115,22 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
       '| Scenario | req/s | p50 ms | p99 ms |',
       '| --- | ---: | ---: | ---: |',
       ...[...input.singleConnection].map(([id, result]) => `| ${id} | ${grouped(result.rps)} | ${ms(result.p50)} | ${ms(result.p99)} |`)
+    )
+  }
+  if (input.baseline !== undefined) {
+    const { baseline } = input
+    const compared = input.summaries.filter((summary) => baseline.rows.has(summary.scenario.title))
+    lines.push(
+      '',
+      `## Beside ${baseline.commit.slice(0, 7)} (the same bench on this machine, run ${baseline.date})`,
+      '',
+      '| Scenario | req/s here | req/s there | here / there | p99 ms here | p99 ms there |',
+      '| --- | ---: | ---: | ---: | ---: | ---: |',
+      ...compared.map((summary) => {
+        const there = baseline.rows.get(summary.scenario.title)!
+        const { median } = summary
+        return `| ${summary.scenario.title} | ${grouped(median.rps)} | ${grouped(there.rps)} | ${pct(median.rps / there.rps)} | ${ms(median.p99)} | ${ms(there.p99)} |`
+      })
     )
   }
   lines.push(

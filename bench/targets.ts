@@ -1,6 +1,7 @@
 import { grouped, mb, ms, pct, tenths } from './figures.js'
 import type { FullYearResult } from './full-year.js'
 import type { SeededStore } from './seeded-store.js'
+import type { BaselineRun } from './baseline.js'
 import type { ScenarioSummary } from './summary.js'
 
 /** The targets of issues 5 and 13 (13 raised verify's and lowered the memory's, and added the audit's). */
@@ -14,6 +15,10 @@ export const TARGETS = {
   lostUpdates: 0,
   peakRssMb: 150,
   fullYearRssIncreaseMb: 50,
+  /** Issue 21: the audit of a year's window, one request. */
+  fullYearAuditSeconds: 1,
+  /** Issue 21: update-trace against its rate at 958e207, the commit before the kept audit, on the same machine. */
+  updateTraceVsBaseline: 0.9,
   seedSeconds: 60
 } as const
 
@@ -37,7 +42,11 @@ export interface TargetInput {
   summaries: ScenarioSummary[]
   /** One result per fresh process; the largest increase is judged. None in a partial run. */
   fullYear: FullYearResult[]
+  /** The same, of the audit's report. */
+  fullYearAudit?: FullYearResult[]
   store: SeededStore
+  /** The same bench at an earlier commit on this machine, when given (BENCH_BASELINE). */
+  baseline?: BaselineRun
 }
 
 /** The p99 targets, by the scenario each is judged on. */
@@ -136,6 +145,43 @@ export function judgeTargets(input: TargetInput): Verdict[] {
       measured: worst.increaseMb,
       goal: `< ${limit} MB`,
       met: worst.increaseMb < limit
+    })
+  }
+  const audits = input.fullYearAudit ?? []
+  if (audits.length > 0) {
+    const slowest = Math.max(...audits.map((run) => run.seconds))
+    verdicts.push({
+      target: 'fullYearAuditSeconds',
+      what: 'audit of a year’s window, one request (slowest of the runs)',
+      figure: slowest.toFixed(slowest < 0.1 ? 3 : 2),
+      unit: ' s',
+      measured: slowest,
+      goal: `< ${TARGETS.fullYearAuditSeconds} s`,
+      met: slowest < TARGETS.fullYearAuditSeconds
+    })
+    const worstAudit = largestIncrease(audits)!
+    verdicts.push({
+      target: 'fullYearRssIncreaseMb',
+      what: 'full-year audit RSS increase (largest of the runs)',
+      figure: tenths(worstAudit.increaseMb, TARGETS.fullYearRssIncreaseMb),
+      unit: ' MB',
+      measured: worstAudit.increaseMb,
+      goal: `< ${TARGETS.fullYearRssIncreaseMb} MB`,
+      met: worstAudit.increaseMb < TARGETS.fullYearRssIncreaseMb
+    })
+  }
+  const updates = input.summaries.find((summary) => summary.scenario.id === 'update-trace')
+  const before = input.baseline?.rows.get(updates?.scenario.title ?? '')
+  if (updates !== undefined && before !== undefined) {
+    const ratio = updates.median.rps / before.rps
+    verdicts.push({
+      target: 'updateTraceVsBaseline',
+      what: `update-trace rate vs ${input.baseline!.commit.slice(0, 7)} (${grouped(updates.median.rps)} against ${grouped(before.rps)}/s)`,
+      figure: pct(ratio, TARGETS.updateTraceVsBaseline),
+      unit: '',
+      measured: ratio,
+      goal: `≥ ${pct(TARGETS.updateTraceVsBaseline)}`,
+      met: ratio >= TARGETS.updateTraceVsBaseline
     })
   }
   const seed = input.store.seedSeconds

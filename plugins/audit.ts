@@ -73,14 +73,14 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async (request) => {
       const { event_no } = request.params
-      // One row: the event's kept facts, audited at this request's clock.
+      // One row: the event's kept facts, audited at this request's clock. Only events in the
+      // audit have one; the event itself says which refusal applies.
       const kept = await store.audits.find(event_no)
       const event = kept?.facts.event
-      if (kept === null || event == null) throw notFound(`No event ${event_no}.`)
+      const nothingToAudit = () => notFound(`Event ${event_no} requested no baseband data: it has nothing to audit.`)
+      if (kept === null || event == null) throw (await store.events.find(event_no)) === null ? notFound(`No event ${event_no}.`) : nothingToAudit()
       const audited = auditFacts(kept.facts, event, settingsNow())
-      if (audited.sites.length === 0) {
-        throw notFound(`Event ${event_no} requested no baseband data: it has nothing to audit.`)
-      }
+      if (audited.sites.length === 0) throw nothingToAudit()
       return auditedEventRecord({ event_no, ...event }, audited)
     }
   )

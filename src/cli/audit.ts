@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import type { AuditSummary } from '../../schemas/audit.js'
 import { once } from 'node:events'
-import { WindowAudit } from '../domain/audit/window-audit.js'
+import { listedRecord, WindowAudit } from '../domain/audit/window-audit.js'
 import { parseDuration } from '../domain/duration.js'
 import { InputError } from '../domain/input-error.js'
 import { DAY_MS, readUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '../domain/time-window.js'
@@ -10,7 +10,7 @@ import { auditReportJson, reportWindow } from '../reports/audit-report.js'
 import { windowParts } from '../reports/window-parts.js'
 import { keptWindow } from '../reports/kept-window.js'
 import { factsOf } from '../domain/audit/kept-facts.js'
-import { reportOf, type KeptReport } from '../domain/audit/kept-report.js'
+import { reportOf, type KeptReport, type WindowEntry } from '../domain/audit/kept-report.js'
 import type { Sites } from '../vocabulary.js'
 import type { Store } from '../store/port.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
@@ -118,7 +118,7 @@ function windowOf(options: AuditOptions, config: Config, now: number): TimeWindo
 }
 
 /** Where the audited events come from: the kept audit, or the records (`--recompute`). */
-type AuditSource = () => AsyncIterable<readonly KeptReport[]>
+type AuditSource = () => AsyncIterable<readonly WindowEntry[]>
 
 /** The window's events with reports made from their records, as the kept audit must have them: the reference. */
 async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites): AsyncGenerator<KeptReport[]> {
@@ -157,7 +157,7 @@ async function printJson(io: CliIo, source: AuditSource, window: TimeWindow, aud
 async function printTable(io: CliIo, source: AuditSource, window: TimeWindow, audit: WindowAudit) {
   const flagged: string[][] = []
   for await (const events of audit.pages(source())) {
-    for (const event of events) if (isFlagged(event)) flagged.push(flaggedRow(event, audit.settings.now))
+    for (const event of events.map(listedRecord)) if (isFlagged(event)) flagged.push(flaggedRow(event, audit.settings.now))
   }
   io.stdout.write(auditTable(reportWindow(window), toIsoUtc(audit.settings.now), audit.summary, flagged))
 }

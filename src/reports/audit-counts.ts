@@ -25,8 +25,10 @@ export async function auditCounts(store: Store, window: TimeWindow, settings: Au
   const stuck = new Map<string, number>()
   const key = (site: string | null, stage: string) => `${site ?? ''}/${stage}`
   for await (const events of audit.pages(keptWindow(store, window))) {
-    for (const { findings } of events) {
-      for (const found of findings) {
+    // A fixed audit (text) has no stage pending, so nothing stuck to count.
+    for (const event of events) {
+      if (typeof event === 'string') continue
+      for (const found of event.findings) {
         if (found.rule === 'stuck') stuck.set(key(found.site, found.stage!), (stuck.get(key(found.site, found.stage!)) ?? 0) + 1)
       }
     }

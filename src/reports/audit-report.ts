@@ -2,7 +2,8 @@ import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
 import type { WindowAudit } from '../domain/audit/window-audit.js'
 import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
-import type { KeptReport } from '../domain/audit/kept-report.js'
+import type { WindowEntry } from '../domain/audit/kept-report.js'
+import { listedJson } from '../domain/audit/window-audit.js'
 
 export const reportWindow = (window: TimeWindow): ReportWindow => ({
   start_time_utc: toIsoUtc(window.start),
@@ -16,7 +17,7 @@ export const reportWindow = (window: TimeWindow): ReportWindow => ({
  * caller may read it from `audit` then). One page of the window's kept audits is held at a time.
  */
 export function auditReportJson(
-  source: AsyncIterable<readonly KeptReport[]>,
+  source: AsyncIterable<readonly WindowEntry[]>,
   window: TimeWindow,
   audit: WindowAudit,
   eventJson: (event: AuditedEvent) => string
@@ -24,7 +25,7 @@ export function auditReportJson(
   return jsonObject([
     ['window', JSON.stringify(reportWindow(window))],
     ['generated_at', JSON.stringify(toIsoUtc(audit.settings.now))],
-    ['events', jsonArray(audit.pages(source), eventJson)],
+    ['events', jsonArray(audit.pages(source), listedJson(eventJson))],
     ['summary', () => JSON.stringify(audit.summary)]
   ])
 }

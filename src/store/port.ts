@@ -19,7 +19,7 @@ import type {
 import type { VerdictChange } from '../../schemas/audit.js'
 import type { KeptFacts } from '../domain/audit/kept-facts.js'
 import type { KeptLook } from '../domain/audit/kept-look.js'
-import type { KeptReport } from '../domain/audit/kept-report.js'
+import type { WindowEntry } from '../domain/audit/kept-report.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { StageStatus } from '../vocabulary.js'
 
@@ -203,13 +203,13 @@ export interface AuditMismatch {
  * are how a scheduler moves the events whose next deadline has passed.
  */
 export interface AuditCollection {
-  /** One event's kept audit; null when nothing of the event is stored. */
+  /** One event's kept audit; null for an event that is not in the audit (not stored, or asking for no baseband data). */
   find(eventNo: number): Promise<KeptAudit | null>
   /**
-   * The kept reports of the window's audited events (those whose actions ask for baseband data)
+   * The kept reports (or fixed audits) of the window's audited events (those whose actions ask for baseband data)
    * strictly after `after`, ascending by (event time, event_no), at most `limit`: one index range scan.
    */
-  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<KeptReport[]>
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]>
   /** Event numbers whose next deadline is at or before `now` (ms), earliest first, at most `limit`. */
   due(now: number, limit: number): Promise<number[]>
   /**

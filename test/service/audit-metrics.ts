@@ -2,25 +2,27 @@ import t, { type Test } from 'tap'
 import { buildApp } from '../../src/app.js'
 import { toEventRecord } from '../../src/domain/events.js'
 import { openStore } from '../../src/store/open.js'
-import type { Store, StoreViews } from '../../src/store/port.js'
+import type { AuditCollection, Store } from '../../src/store/port.js'
 import { testConfig, userWithTokens } from '../helper.js'
 
 const NOW = Date.parse('2026-03-01T12:00:00Z')
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
 
-/** The store, counting the window reads: the audit behind the gauges is the only reader besides the window routes. */
+/** The store, counting the reads of the kept audit's window: the audit behind the gauges is the only reader besides the window routes. */
 function countingWindowReads(store: Store) {
   const reads = { window: 0 }
-  const views: StoreViews = {
-    eventParts: (eventNo) => store.views.eventParts(eventNo),
-    callbackPage: (window, after, limit) => store.views.callbackPage(window, after, limit),
+  const audits: AuditCollection = {
+    find: (eventNo) => store.audits.find(eventNo),
+    due: (now, limit) => store.audits.due(now, limit),
+    settle: (eventNos, now) => store.audits.settle(eventNos, now),
+    verify: (after, limit, now) => store.audits.verify(after, limit, now),
     windowPage: (window, after, limit) => {
       reads.window++
-      return store.views.windowPage(window, after, limit)
+      return store.audits.windowPage(window, after, limit)
     }
   }
-  return { store: { ...store, views }, reads }
+  return { store: { ...store, audits }, reads }
 }
 
 /** The app on that store, with a clock the test moves. */
@@ -124,5 +126,5 @@ t.test('a failed audit leaves /metrics answering, with the gauges’ last values
   t.equal(value(text, 'tracer_audit_events{verdict="stuck"}'), 1, 'the last values')
   t.equal(value(text, 'tracer_audit_computed_timestamp_seconds'), NOW / 1000, 'their time says how old they are')
   // Counted in the store's own metrics (by the next scrape: one scrape reads its series side by side).
-  t.match(await scrape(), /^store_operation_duration_seconds_count\{operation="views\.windowPage",outcome="error"\} 1$/m, 'the failure is counted')
+  t.match(await scrape(), /^store_operation_duration_seconds_count\{operation="audits\.windowPage",outcome="error"\} 1$/m, 'the failure is counted')
 })

@@ -3,7 +3,8 @@ import type { Test } from 'tap'
 import { auditEvent, auditFacts } from '../../src/domain/audit/audit-event.js'
 import { factsOf, type EventRecords } from '../../src/domain/audit/kept-facts.js'
 import { lookAt } from '../../src/domain/audit/kept-look.js'
-import { auditOfReport } from '../../src/domain/audit/kept-report.js'
+import { auditOfReport, isFixed } from '../../src/domain/audit/kept-report.js'
+import { auditedEventRecord } from '../../src/domain/audit/audited-event.js'
 import type { EventRecord } from '../../src/domain/records.js'
 import { parseStageDeadlines, type StageDeadlines } from '../../src/domain/stage-deadlines.js'
 import type { Store } from '../../src/store/port.js'
@@ -139,9 +140,8 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
           const records = await recordsOf(store, eventNo)
           const kept = await store.audits.find(eventNo)
           const recomputed = factsOf(eventNo, records, sites)
-          const anything = records.event !== null || records.trace !== null || records.datatrail.length > 0 || records.heartbeats.length > 0
-          if (!anything) {
-            t.equal(kept, null, `event ${eventNo}: nothing stored, nothing kept`)
+          if (records.event?.baseband_requested !== true) {
+            t.equal(kept, null, `event ${eventNo}: not in the audit, nothing to find`)
             continue
           }
           t.strictSame(kept?.facts, recomputed, `event ${eventNo}: kept facts`)
@@ -151,8 +151,10 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
             t.strictSame(auditFacts(kept.facts, kept.facts.event, settings), reference, `event ${eventNo}: audit of the kept facts`)
             if (records.event.baseband_requested) {
               const window = await store.audits.windowPage({ start: records.event.timestamp, end: records.event.timestamp + 1 }, undefined, 10)
-              const report = window.find((candidate) => candidate.event_no === eventNo)
-              t.strictSame(report === undefined ? undefined : auditOfReport(report, settings), reference, `event ${eventNo}: audit of the kept report a window reads`)
+              const entry = window.find((candidate) => candidate.event_no === eventNo)
+              const read = entry === undefined ? undefined : isFixed(entry) ? JSON.parse(entry.json) : auditedEventRecord({ event_no: eventNo, ...entry.event }, auditOfReport(entry, settings))
+              t.strictSame(read, auditedEventRecord(records.event, reference), `event ${eventNo}: the audit a window reads`)
+              if (entry !== undefined && isFixed(entry)) t.equal(entry.verdict, reference.verdict, `event ${eventNo}: the fixed audit's verdict`)
             }
           }
         }
@@ -193,7 +195,7 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
     await store.traces.setStatus(7, stageKey(STAGES[0], sites.names[0]!), 'complete', T0 / 1000, 'w')
     await store.traces.setStatus(8, traceKey('tsar_classification', sites.names[0]!), 'complete', T0 / 1000, 'w')
     const result = await store.audits.verify(-1, 100, T0)
-    t.equal(result.checked, 2)
+    t.ok(result.checked >= 1, 'the event in the audit is checked (an adapter may check the other too)')
     t.strictSame(result.mismatches, [])
     t.equal(result.last, null, 'the last page')
   })

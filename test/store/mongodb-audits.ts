@@ -86,11 +86,12 @@ const heartbeat = (event_no: number, heartbeat_id: number, site: string, error: 
   received: { total_data_files: 10, dir_size_gb: 1.5, finished_time: '2026-03-01T13:00:00Z', heartbeat_sent_unix_s: T0 / 1000 + 3600 }
 })
 
-/** What the kept audit of an event must be: made from its records as the port reads them, looked at `now`. */
-async function expected(store: Store, eventNo: number, now: number, sites: Sites = defaultSites): Promise<KeptAudit> {
+/** What the kept audit of an event must be: made from its records as the port reads them, looked at `now`; none outside the audit. */
+async function expected(store: Store, eventNo: number, now: number, sites: Sites = defaultSites): Promise<KeptAudit | null> {
   const parts = await store.views.eventParts(eventNo)
   const transitions = await store.traces.history(eventNo)
   const facts = factsOf(eventNo, { ...parts, transitions }, sites)
+  if (facts.event?.listed !== true) return null
   return JSON.parse(JSON.stringify({ facts, look: lookAt(facts, { sites, deadlines: DEADLINES, now }).look })) as KeptAudit
 }
 
@@ -118,7 +119,7 @@ for (const backend of mongoBackends()) {
 
       await store.traces.create(1, T0 / 1000)
       await keptAsRecords(t, opened, 1, 'traces.create')
-      t.strictSame((await store.audits.find(1))?.look, { verdict: null, due_at: null, stuck: [] }, 'no event yet: not audited')
+      t.equal(await store.audits.find(1), null, 'no event yet: not in the audit')
 
       await store.events.upsert([event(1)])
       await keptAsRecords(t, opened, 1, 'events.upsert')
@@ -144,7 +145,7 @@ for (const backend of mongoBackends()) {
 
       await store.events.upsert([event(1, { actions: { want: {}, got: {} }, baseband_requested: false })])
       await keptAsRecords(t, opened, 1, 'an event that no longer asks for baseband data')
-      t.equal((await store.audits.find(1))?.look.verdict, null)
+      t.equal(await store.audits.find(1), null, 'out of the audit')
 
       await store.heartbeats.add([heartbeat(2, 9, 'gbo')], T0 / 1000)
       await keptAsRecords(t, opened, 2, 'a heartbeat before its event')
@@ -183,7 +184,7 @@ for (const backend of mongoBackends()) {
       t.strictSame(await page(), [10, 11, 12], 'listed only, end excluded, by (event time, event_no)')
       t.strictSame(await page(undefined, 2), [10, 11])
       t.strictSame(await page({ timestamp: T0, event_no: 11 }), [12], 'strictly after the position')
-      t.strictSame((await store.audits.windowPage(window, undefined, 1))[0], reportOf((await expected(store, 10, clock.now)).facts, defaultSites))
+      t.strictSame((await store.audits.windowPage(window, undefined, 1))[0], reportOf((await expected(store, 10, clock.now))!.facts, defaultSites))
 
       // The clock stands at T0 + 10 min: each event's next deadline is its baseband callback request's (15 min).
       t.strictSame(await store.audits.due(T0 + 14 * MINUTE, 10), [], 'no deadline has passed')
@@ -275,11 +276,12 @@ t.test('a watcher that fails says so once, retries, says when it works again, an
   const { db, engine } = await engineOnly.open(t)
   const logs: string[] = []
   const { store } = await storeOn(t, db, { watch: true, log: (message) => logs.push(message) })
+  await store.events.upsert([event(60)])
   engine!.away = true
   await eventually(async () => logs.length, (count) => count > 0, 'the failure logged')
   engine!.away = false
   await db.collection('heartbeats').insertOne({ ...heartbeat(60, 61, 'kko'), update_timestamp: 1 })
-  await eventually(() => store.audits.find(60), (kept) => kept !== null, 'the heartbeat written while the watcher waited to retry')
+  await eventually(() => store.audits.find(60), (kept) => kept?.facts.sites.kko?.last_finished != null, 'the heartbeat written while the watcher waited to retry')
   t.equal(logs.length, 2)
   t.match(logs[0], /^Kept audits: following the writes of other programs failed \(MongoNetworkError: .*\); retrying until it works$/)
   t.equal(logs[1], 'Kept audits: following the writes of other programs again')

@@ -1,5 +1,7 @@
-import type { AuditFinding } from '../../../schemas/audit.js'
-import { CLASSIFICATION_STAGE, STAGES, type PipelineStage, type Sites } from '../../vocabulary.js'
+import type { AuditFinding, AuditVerdict } from '../../../schemas/audit.js'
+import { CLASSIFICATION_STAGE, PIPELINE_STAGES, STAGES, type PipelineStage, type Sites } from '../../vocabulary.js'
+import type { StageDeadlines } from '../stage-deadlines.js'
+import { auditedEventRecord } from './audited-event.js'
 import type { AuditSettings, EventAudit } from './audit-event.js'
 import { contradictionFindings } from './audit-event.js'
 import { details } from './details.js'
@@ -55,3 +57,32 @@ export function auditOfReport(report: KeptReport, settings: AuditSettings): Even
   const findings = stuck.length === 0 ? report.contradictions : [...stuck, ...report.contradictions].sort(findingOrder(settings.sites.names))
   return { sites: report.sites, verdict: verdictOf(findings, report.complete), findings }
 }
+
+/**
+ * The audit of an event that no clock can change (no stage is pending, so nothing can turn stuck),
+ * kept as the text a report sends, with what the window's summary and filters read of it: a window
+ * read passes it on as it is, with nothing to parse, audit or serialise. Most old events are so.
+ */
+export interface FixedAudit {
+  event_no: number
+  timestamp: number
+  verdict: AuditVerdict
+  /** The AuditedEvent, as JSON text. */
+  json: string
+}
+
+/** What a window read gets of each event: its report, or its fixed audit. */
+export type WindowEntry = KeptReport | FixedAudit
+
+export const isFixed = (entry: WindowEntry): entry is FixedAudit => 'json' in entry
+
+/** The fixed audit of a report with nothing pending; null when a clock could still change it. */
+export function fixedAuditOf(report: KeptReport, sites: Sites): FixedAudit | null {
+  if (report.pending.length > 0) return null
+  // No stage is pending, so no deadline applies: any clock and deadlines give this audit.
+  const audit = auditOfReport(report, { sites, deadlines: NO_DEADLINES, now: report.event.timestamp })
+  const record = auditedEventRecord({ event_no: report.event_no, ...report.event }, audit)
+  return { event_no: report.event_no, timestamp: report.event.timestamp, verdict: audit.verdict, json: JSON.stringify(record) }
+}
+
+const NO_DEADLINES = Object.fromEntries(PIPELINE_STAGES.map((stage) => [stage, Number.POSITIVE_INFINITY])) as StageDeadlines

@@ -1,8 +1,17 @@
 import type { AuditedEvent, AuditSummary, AuditVerdict } from '../../../schemas/audit.js'
 import type { AuditSettings } from './audit-event.js'
-import { auditOfReport, type KeptReport } from './kept-report.js'
+import { auditOfReport, isFixed, type WindowEntry } from './kept-report.js'
 import { auditedEventRecord } from './audited-event.js'
 import { countInSummary, emptySummary } from './summary.js'
+
+/** An audited event of a window: the record, or (a fixed audit) its JSON text already made. */
+export type ListedEvent = AuditedEvent | string
+
+/** A listed event as JSON text: the text a fixed audit is, or the record serialised by `serialize`. */
+export const listedJson = (serialize: (event: AuditedEvent) => string) => (event: ListedEvent) => (typeof event === 'string' ? event : serialize(event))
+
+/** A listed event as its record (the command-line table reads them). */
+export const listedRecord = (event: ListedEvent): AuditedEvent => (typeof event === 'string' ? (JSON.parse(event) as AuditedEvent) : event)
 
 /** What narrows the events a report lists; its summary always counts the whole window. */
 export interface AuditFilters {
@@ -24,21 +33,31 @@ export class WindowAudit {
     private readonly filters: AuditFilters = {}
   ) {}
 
-  /** Each event is audited from its kept report at the audit's clock, so a deadline that passed a moment ago already counts. */
-  page(reports: readonly KeptReport[]): AuditedEvent[] {
-    const listed: AuditedEvent[] = []
-    for (const report of reports) {
-      const audit = auditOfReport(report, this.settings)
+  /**
+   * Each event is audited from its kept report at the audit's clock, so a deadline that passed a
+   * moment ago already counts; a fixed audit, which no clock changes, is passed on as its text.
+   */
+  page(entries: readonly WindowEntry[]): ListedEvent[] {
+    const listed: ListedEvent[] = []
+    const { verdict, site } = this.filters
+    for (const entry of entries) {
+      if (isFixed(entry)) {
+        countInSummary(this.summary, entry)
+        if ((verdict === undefined || entry.verdict === verdict) && (site === undefined || (JSON.parse(entry.json) as AuditedEvent).sites.includes(site))) {
+          listed.push(entry.json)
+        }
+        continue
+      }
+      const audit = auditOfReport(entry, this.settings)
       countInSummary(this.summary, audit)
-      const { verdict, site } = this.filters
       if ((verdict === undefined || audit.verdict === verdict) && (site === undefined || audit.sites.includes(site))) {
-        listed.push(auditedEventRecord({ event_no: report.event_no, ...report.event }, audit))
+        listed.push(auditedEventRecord({ event_no: entry.event_no, ...entry.event }, audit))
       }
     }
     return listed
   }
 
-  async *pages(source: AsyncIterable<readonly KeptReport[]>): AsyncGenerator<AuditedEvent[]> {
+  async *pages(source: AsyncIterable<readonly WindowEntry[]>): AsyncGenerator<ListedEvent[]> {
     for await (const parts of source) yield this.page(parts)
   }
 }

@@ -43,9 +43,10 @@ export class MongoAudits implements Adapter<AuditCollection> {
     this.audits = db.collection(COLLECTIONS.audit)
   }
 
+  /** The keeper keeps the facts of every event with a record; the port shows those of the events in the audit. */
   async find(eventNo: number): Promise<KeptAudit | null> {
     const kept = (await this.keeper.kept([eventNo])).get(eventNo)
-    return kept === undefined ? null : keptAudit(kept)
+    return kept === undefined || kept.facts.event?.listed !== true ? null : keptAudit(kept)
   }
 
   async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<KeptReport[]> {

@@ -2,9 +2,9 @@ import { isDeepStrictEqual } from 'node:util'
 import type Database from 'better-sqlite3'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
-import { compact, emptyFacts, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
+import { compact, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../../domain/audit/kept-look.js'
-import { reportOf, type KeptReport } from '../../domain/audit/kept-report.js'
+import { fixedAuditOf, reportOf, type KeptReport, type WindowEntry } from '../../domain/audit/kept-report.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { TimeWindow } from '../../domain/time-window.js'
@@ -21,6 +21,18 @@ interface AuditRow {
   stuck: string
 }
 
+/** A listed row as the window reads it from the covering index: the report, or the fixed audit and its verdict. */
+interface WindowRow {
+  event_no: number
+  event_time: number
+  verdict: NonNullable<KeptLook['verdict']>
+  report: string | null
+  fixed: string | null
+}
+
+const toWindowEntry = (row: WindowRow): WindowEntry =>
+  row.fixed !== null ? { event_no: row.event_no, timestamp: row.event_time, verdict: row.verdict, json: row.fixed } : (JSON.parse(row.report!) as KeptReport)
+
 /** What a write hands over: each event it touched, and what the write did to its facts. */
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
 
@@ -30,9 +42,13 @@ const toKept = (row: AuditRow): KeptAudit => ({
 })
 
 /**
- * The kept audit on SQLite: one row per event (see migrations.ts). `keep` is called by every
- * writer inside its own transaction, so a record and its event's audit are committed together or
- * not at all; reads are one row or one index range.
+ * The kept audit on SQLite: one row per event in the audit, those whose actions ask for baseband
+ * data (see migrations.ts). `keep` is called by every writer inside its own transaction, so a
+ * record and its event's audit are committed together or not at all; reads are one row or one
+ * index range. An event outside the audit has no row, and a write of it costs one lookup that
+ * finds none: the pipeline writes traces and heartbeats of events it has not sent yet, and most
+ * events never ask for baseband data. The write that brings an event into the audit makes its row
+ * from all its records at once.
  */
 export class SqliteAudits implements Adapter<AuditCollection> {
   private readonly statements
@@ -46,21 +62,24 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   ) {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
-      put: db.prepare<{ event_no: number; facts: string; report: string | null; listed: 0 | 1; event_time: number | null; verdict: string | null; due_at: number | null; stuck: string }>(
-        `INSERT INTO audits (event_no, facts, report, listed, event_time, verdict, due_at, stuck)
-         VALUES (@event_no, @facts, @report, @listed, @event_time, @verdict, @due_at, @stuck)
-         ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, report = excluded.report, listed = excluded.listed, event_time = excluded.event_time,
+      put: db.prepare<{ event_no: number; facts: string; report: string | null; fixed: string | null; event_time: number; verdict: string | null; due_at: number | null; stuck: string }>(
+        `INSERT INTO audits (event_no, facts, report, fixed, listed, event_time, verdict, due_at, stuck)
+         VALUES (@event_no, @facts, @report, @fixed, 1, @event_time, @verdict, @due_at, @stuck)
+         ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, report = excluded.report, fixed = excluded.fixed, event_time = excluded.event_time,
            verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck`
       ),
+      remove: db.prepare<[number]>('DELETE FROM audits WHERE event_no = ?'),
+      removeAll: db.prepare('DELETE FROM audits'),
+      listed: db.prepare<[number], number>('SELECT baseband_requested FROM events WHERE event_no = ?').pluck(),
       setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string }>(
         'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck WHERE event_no = @event_no'
       ),
       change: db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)'),
-      window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, string>(
-        `SELECT report FROM audits
+      window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, WindowRow>(
+        `SELECT event_no, event_time, verdict, report, fixed FROM audits
          WHERE listed = 1 AND (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
          ORDER BY event_time, event_no LIMIT @limit`
-      ).pluck(),
+      ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck()
     }
   }
@@ -70,39 +89,49 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   }
 
   /**
-   * Inside the caller's transaction: applies each change to its event's facts (an event met twice
-   * is read once), then looks at each event once and writes it, with its verdict change.
+   * Inside the caller's transaction, after its writes: applies each change to its event's facts
+   * (an event met twice is read once), then looks at each event once and writes it, with its
+   * verdict change. An event without a row is in the audit only if the write brought it in: then
+   * its facts are made from its records, which hold the write already.
    */
   keep(changes: FactChanges): void {
-    const touched = new Map<number, KeptAudit>()
+    const touched = new Map<number, KeptAudit | 'absent'>()
     for (const [eventNo, change] of changes) {
       let kept = touched.get(eventNo)
       if (kept === undefined) {
-        kept = this.find(eventNo) ?? { facts: emptyFacts(eventNo), look: NOT_AUDITED }
+        kept = this.find(eventNo) ?? 'absent'
         touched.set(eventNo, kept)
       }
-      change(kept.facts)
+      if (kept !== 'absent') change(kept.facts)
     }
     const settings = this.settings()
-    for (const { facts, look } of touched.values()) this.write(facts, look, settings)
+    for (const [eventNo, kept] of touched) {
+      if (kept !== 'absent') this.write(kept.facts, kept.look, settings)
+      else if (this.statements.listed.get(eventNo) === 1) this.write(factsOf(eventNo, this.records.of([eventNo]).get(eventNo)!, this.sites), NOT_AUDITED, settings)
+    }
   }
 
-  /** Writes the facts and their look; `before` null records no verdict change. */
+  /** Writes the facts and their look, or removes the row of an event that left the audit; `before` null records no verdict change. */
   private write(facts: KeptFacts, before: KeptLook | null, settings: AuditSettings): VerdictChange | null {
     compact(facts)
     const after = lookAt(facts, settings)
-    const listed = facts.event?.listed === true
-    const report = reportOf(facts, this.sites)
-    this.statements.put.run({
-      event_no: facts.event_no,
-      facts: JSON.stringify(facts),
-      report: report === null ? null : JSON.stringify(report),
-      listed: listed ? 1 : 0,
-      event_time: facts.event?.timestamp ?? null,
-      verdict: after.look.verdict,
-      due_at: after.look.due_at,
-      stuck: JSON.stringify(after.look.stuck)
-    })
+    const event = facts.event
+    if (event === null || !event.listed) {
+      this.statements.remove.run(facts.event_no)
+    } else {
+      const report = reportOf(facts, this.sites)!
+      const fixed = fixedAuditOf(report, this.sites)
+      this.statements.put.run({
+        event_no: facts.event_no,
+        facts: JSON.stringify(facts),
+        report: fixed !== null ? null : JSON.stringify(report),
+        fixed: fixed?.json ?? null,
+        event_time: event.timestamp,
+        verdict: after.look.verdict,
+        due_at: after.look.due_at,
+        stuck: JSON.stringify(after.look.stuck)
+      })
+    }
     return before === null ? null : this.recordChange(facts, before, after, settings)
   }
 
@@ -120,14 +149,13 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   rebuild(what: 'facts' | 'looks'): void {
     const settings = this.settings()
     const pageSize = 1000
-    for (let eventNos = this.records.eventNumbersAfter(-1, pageSize); eventNos.length > 0; eventNos = this.records.eventNumbersAfter(eventNos.at(-1)!, pageSize)) {
+    if (what === 'facts') this.statements.removeAll.run()
+    const next = (after: number) => (what === 'facts' ? this.records.listedAfter(after, pageSize) : this.records.keptAfter(after, pageSize))
+    for (let eventNos = next(-1); eventNos.length > 0; eventNos = next(eventNos.at(-1)!)) {
       if (what === 'facts') {
         for (const [eventNo, records] of this.records.of(eventNos)) this.write(factsOf(eventNo, records, this.sites), null, settings)
       } else {
-        for (const eventNo of eventNos) {
-          const kept = this.find(eventNo)
-          if (kept !== null) this.write(kept.facts, null, settings)
-        }
+        for (const eventNo of eventNos) this.write(this.find(eventNo)!.facts, null, settings)
       }
     }
   }
@@ -137,9 +165,9 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return row === undefined ? null : toKept(row)
   }
 
-  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): KeptReport[] {
+  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): WindowEntry[] {
     const position = after ?? { timestamp: window.start, event_no: -1 }
-    return this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map((text) => JSON.parse(text) as KeptReport)
+    return this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map(toWindowEntry)
   }
 
   due(now: number, limit: number): number[] {
@@ -168,13 +196,14 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     const settings = this.settings(now)
     return this.db
       .transaction(() => {
-        // Every event with a record or a kept row: a row whose records are gone is held against none.
-        const eventNos = this.records.eventNumbersAfter(after, limit)
+        // The events in the audit and the kept rows: a row of an event no longer in it is a mismatch too.
+        const eventNos = this.records.listedOrKeptAfter(after, limit)
         const mismatches: AuditMismatch[] = []
         for (const [eventNo, records] of this.records.of(eventNos)) {
           const recomputed = factsOf(eventNo, records, this.sites)
           const keptAudit = this.find(eventNo)
-          if (keptAudit !== null && isDeepStrictEqual(keptAudit.facts, recomputed)) continue
+          const inAudit = recomputed.event?.listed === true
+          if (inAudit ? keptAudit !== null && isDeepStrictEqual(keptAudit.facts, recomputed) : keptAudit === null) continue
           mismatches.push({ event_no: eventNo, kept: keptAudit?.facts ?? null, recomputed })
           this.write(recomputed, keptAudit?.look ?? NOT_AUDITED, settings)
         }

@@ -6,8 +6,8 @@ import { EVENT_COLUMNS, toEvent, type EventRow } from './events.js'
 /** A list of event numbers as one parameter: `IN (SELECT value FROM json_each(?))`. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))'
 
-/** The tables that hold a record of an event, and the kept audit itself. */
-const EVENT_TABLES = ['events', 'traces', 'datatrail', 'heartbeats', 'audits']
+const LISTED = 'SELECT event_no FROM events WHERE baseband_requested = 1 AND event_no > @after'
+const KEPT = 'SELECT event_no FROM audits WHERE event_no > @after'
 
 /**
  * Every record of several events at once, in a few indexed scans: what the kept audit is made
@@ -17,9 +17,11 @@ export class EventRecordsReader {
   private readonly statements
 
   constructor(db: Database.Database) {
-    const union = EVENT_TABLES.map((table) => `SELECT event_no FROM ${table} WHERE event_no > @after`).join(' UNION ')
+    const numbers = (select: string) => db.prepare<{ after: number; limit: number }, number>(`SELECT event_no FROM (${select}) ORDER BY event_no LIMIT @limit`).pluck()
     this.statements = {
-      after: db.prepare<{ after: number; limit: number }, number>(`SELECT event_no FROM (${union}) ORDER BY event_no LIMIT @limit`).pluck(),
+      listed: numbers(LISTED),
+      kept: numbers(KEPT),
+      listedOrKept: numbers(`${LISTED} UNION ${KEPT}`),
       events: db.prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`),
       traces: db.prepare<[string], { event_no: number; doc: string }>(`SELECT event_no, doc FROM traces WHERE event_no ${IN_LIST}`),
       datatrail: db.prepare<[string], { event_no: number; member: string; doc: string }>(
@@ -34,9 +36,19 @@ export class EventRecordsReader {
     }
   }
 
-  /** The next `limit` event numbers after `after` that have a record or a kept audit. */
-  eventNumbersAfter(after: number, limit: number): number[] {
-    return this.statements.after.all({ after, limit })
+  /** The next `limit` numbers after `after` of events in the audit (asking for baseband data). */
+  listedAfter(after: number, limit: number): number[] {
+    return this.statements.listed.all({ after, limit })
+  }
+
+  /** The same, of events with a kept audit. */
+  keptAfter(after: number, limit: number): number[] {
+    return this.statements.kept.all({ after, limit })
+  }
+
+  /** The same, of events in the audit or with a kept audit (the ones verification holds against each other). */
+  listedOrKeptAfter(after: number, limit: number): number[] {
+    return this.statements.listedOrKept.all({ after, limit })
   }
 
   /** The records of each event, in the order given; the caller's transaction makes them one snapshot. */
