@@ -105,10 +105,13 @@ export class SqliteAudits implements Adapter<AuditCollection> {
       if (kept !== 'absent') change(kept.facts)
     }
     const settings = this.settings()
+    const entering: number[] = []
     for (const [eventNo, kept] of touched) {
       if (kept !== 'absent') this.write(kept.facts, kept.look, settings)
-      else if (this.statements.listed.get(eventNo) === 1) this.write(factsOf(eventNo, this.records.of([eventNo]).get(eventNo)!, this.sites), NOT_AUDITED, settings)
+      else if (this.statements.listed.get(eventNo) === 1) entering.push(eventNo)
     }
+    // Read together: a bulk load that writes its events after their other records brings a batch in at once.
+    for (const [eventNo, records] of this.records.of(entering)) this.write(factsOf(eventNo, records, this.sites), NOT_AUDITED, settings)
   }
 
   /** Writes the facts and their look, or removes the row of an event that left the audit; `before` null records no verdict change. */
