@@ -214,7 +214,8 @@ export interface AuditCollection {
   due(now: number, limit: number): Promise<number[]>
   /**
    * Looks at each event again at `now` (ms), in one transaction: where the look changed it is
-   * written, with its verdict change when there is one. Resolves to the changes recorded.
+   * written, with its verdict change when there is one. Resolves to the changes recorded. A store
+   * that keeps the changes apart may forget old ones here: the feed serves the recent ones.
    */
   settle(eventNos: readonly number[], now: number): Promise<VerdictChange[]>
   /**

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { KEPT_CHANGES } from '../../src/store/sqlite/audits.js'
 import { storeConformance, type OpenStore } from './conformance.js'
 import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
@@ -136,4 +137,20 @@ t.test('a closed store rejects with StoreUnavailableError', async (t) => {
   await store.close()
   await t.rejects(store.ping(), StoreUnavailableError)
   await t.rejects(store.users.find('ana'), StoreUnavailableError)
+})
+
+t.test('the deadline check forgets verdict changes beyond the last KEPT_CHANGES, so the table does not grow for ever', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, defaultSites)
+  t.teardown(() => store.close())
+  const db = openKeptDatabase(path)
+  t.teardown(() => db.close())
+  const insert = db.prepare('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)')
+  db.transaction(() => {
+    for (let i = 0; i < KEPT_CHANGES + 50; i++) insert.run(i, '{}')
+  })()
+  const last = await store.verdictChanges.position()
+  await store.audits.settle([], Date.now())
+  t.equal(db.prepare('SELECT count(*) FROM audit_changes').pluck().get(), KEPT_CHANGES, 'the newest are kept')
+  t.equal(await store.verdictChanges.position(), last, 'the feed stands where it stood')
 })

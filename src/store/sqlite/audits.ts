@@ -21,6 +21,13 @@ interface AuditRow {
   stuck: string
 }
 
+/**
+ * Verdict changes kept for the live streams, which read them within a second of their writing:
+ * older ones are forgotten by the deadline check, so the table stays a few tens of MB however long
+ * the service runs (changes are messages, not history: the audit itself is the record).
+ */
+export const KEPT_CHANGES = 100_000
+
 /** A listed row as the window reads it from the covering index: the report, or the fixed audit and its verdict. */
 interface WindowRow {
   event_no: number
@@ -75,6 +82,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
         'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck WHERE event_no = @event_no'
       ),
       change: db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)'),
+      forgetChanges: db.prepare<[number]>('DELETE FROM audit_changes WHERE seq <= (SELECT max(seq) FROM audit_changes) - ?'),
       window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, WindowRow>(
         `SELECT event_no, event_time, verdict, report, fixed FROM audits
          WHERE listed = 1 AND (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
@@ -191,6 +199,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
         const change = this.recordChange(facts, before, after, settings)
         if (change !== null) changes.push(change)
       }
+      this.statements.forgetChanges.run(KEPT_CHANGES)
     }).immediate()
     return changes
   }
