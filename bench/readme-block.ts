@@ -26,7 +26,7 @@ export function renderReadmeBlock(input: ReportInput, verdicts: Verdict[], evide
   const rows: string[] = []
   const missed: Verdict[] = []
   for (const [target, judged] of readmeVerdicts(verdicts)) {
-    if (judged.length === 0) rows.push(`| \`${target}\` | not measured (partial run) | – |`)
+    if (judged.length === 0) rows.push(`| \`${target}\` | not measured (${target === 'updateTraceVsBaseline' ? 'no BENCH_BASELINE' : 'partial run'}) | – |`)
     for (const verdict of judged) {
       const measured = `${verdict.figure}${verdict.unit}${target === 'peakRssMb' ? ` (${verdict.scenario})` : ''}`
       const what = target === 'peakRssMb' ? 'peak RSS of one process, highest of the scenarios' : verdict.what

@@ -15,8 +15,9 @@ export const TARGETS = {
   lostUpdates: 0,
   peakRssMb: 150,
   fullYearRssIncreaseMb: 50,
-  /** Issue 21: the audit of a year's window, one request. */
+  /** Issue 21: the audit of a year's window, one request, and its memory (bounded as the callbacks' is). */
   fullYearAuditSeconds: 1,
+  fullYearAuditRssIncreaseMb: 50,
   /** Issue 21: update-trace against its rate at 958e207, the commit before the kept audit, on the same machine. */
   updateTraceVsBaseline: 0.9,
   seedSeconds: 60
@@ -161,13 +162,13 @@ export function judgeTargets(input: TargetInput): Verdict[] {
     })
     const worstAudit = largestIncrease(audits)!
     verdicts.push({
-      target: 'fullYearRssIncreaseMb',
+      target: 'fullYearAuditRssIncreaseMb',
       what: 'full-year audit RSS increase (largest of the runs)',
-      figure: tenths(worstAudit.increaseMb, TARGETS.fullYearRssIncreaseMb),
+      figure: tenths(worstAudit.increaseMb, TARGETS.fullYearAuditRssIncreaseMb),
       unit: ' MB',
       measured: worstAudit.increaseMb,
-      goal: `< ${TARGETS.fullYearRssIncreaseMb} MB`,
-      met: worstAudit.increaseMb < TARGETS.fullYearRssIncreaseMb
+      goal: `< ${TARGETS.fullYearAuditRssIncreaseMb} MB`,
+      met: worstAudit.increaseMb < TARGETS.fullYearAuditRssIncreaseMb
     })
   }
   const updates = input.summaries.find((summary) => summary.scenario.id === 'update-trace')

@@ -82,6 +82,8 @@ export function reportInput(summaries: ScenarioSummary[], overrides: Partial<Rep
     singleConnection: new Map(),
     cpuOfOthers: { othersPercent: 3, stealPercent: 0 },
     fullYear: [fullYear(21)],
+    fullYearAudit: [{ ...fullYear(20), seconds: 0.7 }],
+    baseline: { commit: '958e2071c8364bed9ec90ba857bbe559f9c055ba', date: '2026-11-25T18:38:17.090Z', rows: new Map([['title of update-trace', { rps: 5000, p99: 8 }]]) },
     ...overrides
   }
 }
