@@ -20,7 +20,7 @@ import httpConformance from './infrastructure/http-conformance.js'
 import security from './infrastructure/security.js'
 import streamedResponses from './infrastructure/streamed-responses.js'
 import transitionHub from './infrastructure/transition-hub.js'
-import auditKeeper, { type AuditKeeperOptions } from './infrastructure/audit-keeper.js'
+import keptAuditUpkeep, { type KeptAuditUpkeepOptions } from './infrastructure/kept-audit-upkeep.js'
 import windowReads from './infrastructure/window-reads.js'
 import { RequestLogController } from './infrastructure/request-log.js'
 import metrics from './infrastructure/metrics.js'
@@ -56,7 +56,7 @@ export interface AppOptions {
   /** The built dashboard: dist/dashboard unless a test serves another folder. */
   dashboardRoot?: string
   /** How often the kept audit's deadlines and records are checked: the defaults unless a test makes them quicker. */
-  auditKeeper?: AuditKeeperOptions
+  keptAuditUpkeep?: KeptAuditUpkeepOptions
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
@@ -100,14 +100,14 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 }
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
-async function app(fastify: FastifyInstance, { config, store, now = Date.now, dashboardRoot, auditKeeper: auditKeeperOptions = {} }: AppOptions) {
+async function app(fastify: FastifyInstance, { config, store, now = Date.now, dashboardRoot, keptAuditUpkeep: upkeepOptions = {} }: AppOptions) {
   fastify.decorate('config', config)
   fastify.decorate('store', store)
   fastify.decorate('clock', now)
   fastify.addHook('onClose', () => store.close())
   await fastify.register(metrics)
   await fastify.register(auditMetrics)
-  await fastify.register(auditKeeper, auditKeeperOptions)
+  await fastify.register(keptAuditUpkeep, upkeepOptions)
   for (const schema of sharedSchemas(config.TRACER_SITES)) fastify.addSchema(schema)
 
   await fastify.register(errorHandler)

@@ -41,15 +41,7 @@ async function transitionHub(fastify: FastifyInstance, options: TransitionHubOpt
   const hub = new TransitionHub(fastify.store.transitions, fastify.log, options)
   const fanOut = new StreamFanOut(hub, (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take transitions'))
   fastify.decorate('transitionHub', fanOut)
-  const verdicts = fastify.store.verdictChanges
-  const verdictFeed: ItemFeed<VerdictChange> = {
-    position: () => verdicts.position(),
-    since: async (position, limit) => {
-      const page = await verdicts.since(position, limit)
-      return { items: page.changes, position: page.position }
-    }
-  }
-  const verdictHub = new FeedHub(verdictFeed, fastify.log, 'verdict changes', options)
+  const verdictHub = new FeedHub(fastify.store.verdictChanges, fastify.log, 'verdict changes', options)
   const verdictFanOut = new StreamFanOut(
     verdictHub,
     (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take verdict changes'),

@@ -229,7 +229,7 @@ export interface AuditCollection {
 /** Every verdict change recorded through any instance sharing the store, in the order written; positions as in TransitionFeed. */
 export interface VerdictFeed {
   position(): Promise<number>
-  since(position: number, limit: number): Promise<{ changes: VerdictChange[]; position: number }>
+  since(position: number, limit: number): Promise<{ items: VerdictChange[]; position: number }>
 }
 
 /** Told of every store operation: its name (`users.find`, `ping`), duration and outcome (with the error, as the port throws it, when it failed). */

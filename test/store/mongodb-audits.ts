@@ -204,7 +204,7 @@ for (const backend of mongoBackends()) {
       const starts = [await a.store.verdictChanges.position(), await b.store.verdictChanges.position()]
       await a.store.events.upsert([event(20)])
       const created = await a.store.verdictChanges.since(starts[0]!, 10)
-      t.match(created.changes, [{ event_no: 20, from: null, to: 'in_progress', became_stuck: [], audit: { event_no: 20, verdict: 'in_progress' } }])
+      t.match(created.items, [{ event_no: 20, from: null, to: 'in_progress', became_stuck: [], audit: { event_no: 20, verdict: 'in_progress' } }])
 
       const later = T0 + 2 * HOUR
       t.strictSame(await a.store.audits.due(later, 10), [20])
@@ -222,8 +222,8 @@ for (const backend of mongoBackends()) {
       t.strictSame(await a.store.audits.settle([20, 999], later), [], 'settled already; an event of which nothing is kept')
 
       for (const [i, store] of [a.store, b.store].entries()) {
-        const { changes } = await store.verdictChanges.since(starts[i]!, 10)
-        t.strictSame(changes, [...created.changes, ...settled], 'every instance’s feed has each change exactly once')
+        const { items: changes } = await store.verdictChanges.since(starts[i]!, 10)
+        t.strictSame(changes, [...created.items, ...settled], 'every instance’s feed has each change exactly once')
       }
     })
 
@@ -317,7 +317,7 @@ t.test('the kept audit follows the configuration: built at the first start, made
   const store = await MongoStore.open(engine.db, async () => {}, defaultSites, 'create', { deadlines: hurried, now: () => first.clock.now })
   t.teardown(() => store.close())
   t.equal((await store.audits.find(80))?.look.verdict, 'stuck', 'looked at again with the new deadlines')
-  t.match((await first.store.verdictChanges.since(start, 10)).changes, [{ event_no: 80, from: 'in_progress', to: 'stuck' }], 'with its change')
+  t.match((await first.store.verdictChanges.since(start, 10)).items, [{ event_no: 80, from: 'in_progress', to: 'stuck' }], 'with its change')
 
   const fewer = siteModel(['chime', 'kko'])
   const renamed = await storeOn(t, engine.db, { sites: fewer })

@@ -1,11 +1,11 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { get, post, putEvents, event, tracerApp } from './fixtures.js'
 import type { App } from '../helper.js'
 import { SseClient } from '../sse.js'
 
 const STREAM = '/v1/event-tracer/stream'
 
-async function openStream(app: App, token: string, query: string) {
+async function openStream(t: Test, app: App, token: string, query: string) {
   const response = await app.inject({ url: `${STREAM}${query}`, headers: { authorization: token }, payloadAsStream: true })
   const client = new SseClient(response.stream())
   await client.until(() => client.comments.length > 0, 'the stream is open')
@@ -17,10 +17,10 @@ const at = (ms: number) => new Date(ms).toISOString()
 
 t.test('with verdicts=true a stream also gets every verdict change its filters let through; without it, transitions only', async (t) => {
   const { app, writer, reader } = await tracerApp(t)
-  const plain = await openStream(app, reader, '')
-  const all = await openStream(app, reader, '?verdicts=true')
-  const kko = await openStream(app, reader, '?verdicts=true&site=kko')
-  const second = await openStream(app, reader, '?verdicts=true&event_no=2')
+  const plain = await openStream(t, app, reader, '')
+  const all = await openStream(t, app, reader, '?verdicts=true')
+  const kko = await openStream(t, app, reader, '?verdicts=true&site=kko')
+  const second = await openStream(t, app, reader, '?verdicts=true&event_no=2')
   const now = Date.now()
   await putEvents(app, [event(1, at(now)), event(2, at(now), { actions: { want: { kko_baseband: true }, got: {} } })])
   // Registration complete while the stages before it are not: a contradiction.
@@ -54,7 +54,7 @@ t.test('with verdicts=true a stream also gets every verdict change its filters l
 
 t.test('a stage that passes its deadline turns stuck on the stream, with no write, within 2 s of the deadline', async (t) => {
   const { app, reader } = await tracerApp(t, { STAGE_DEADLINES: 'baseband_callback_request=2s' })
-  const client = await openStream(app, reader, '?verdicts=true&event_no=5')
+  const client = await openStream(t, app, reader, '?verdicts=true&event_no=5')
   const eventTime = Date.now()
   await putEvents(app, [event(5, at(eventTime))])
   await client.until(() => client.verdicts.some((change) => change.to === 'stuck'), 'event 5 turns stuck', 15_000)

@@ -1,5 +1,5 @@
-import type { AuditedEvent, AuditVerdict } from '../../../schemas/audit.js'
-import { CLASSIFICATION_STAGE, STAGES, type Sites } from '../../vocabulary.js'
+import type { AuditedEvent } from '../../../schemas/audit.js'
+import type { Sites } from '../../vocabulary.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import { completedBeforeEventFindings } from './completed-before-event.js'
 import { datatrailFindings } from './datatrail-rules.js'
@@ -52,31 +52,4 @@ export const contradictionFindings = (audited: EventFacts, eventTime: number) =>
 export function auditEvent(parts: AuditedParts, settings: AuditSettings): EventAudit {
   const facts = factsOf(0, { ...parts, event: null }, settings.sites)
   return auditFacts(facts, { timestamp: parts.event.timestamp, requested: requestedSites(parts.event.actions, settings.sites) }, settings)
-}
-
-/** What the store keeps of an event's audit to find it by: its verdict now, and when a deadline next changes it. */
-export interface KeptVerdict {
-  verdict: AuditVerdict
-  /** When the next deadline of a stage still incomplete passes, ms since the epoch; null when none is ahead. */
-  due_at: number | null
-}
-
-/** The verdict of kept facts at `settings.now`, and the time it must be looked at again. */
-export function keptVerdict(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested'>, settings: AuditSettings): KeptVerdict {
-  const { verdict } = auditFacts(facts, event, settings)
-  return { verdict, due_at: nextDeadline(eventFacts(facts, event, settings.sites), event.timestamp, settings) }
-}
-
-/** The earliest deadline after `now` of an audited stage that is still incomplete. */
-function nextDeadline(facts: EventFacts, eventTime: number, { deadlines, now }: AuditSettings): number | null {
-  let next: number | null = null
-  const consider = (deadline: number) => {
-    const due = eventTime + deadline
-    if (due > now && (next === null || due < next)) next = due
-  }
-  if (facts.classification === 'incomplete') consider(deadlines[CLASSIFICATION_STAGE])
-  for (const site of facts.sites) {
-    for (const stage of STAGES) if (site.stages[stage] === 'incomplete') consider(deadlines[stage])
-  }
-  return next
 }

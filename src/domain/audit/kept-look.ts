@@ -1,9 +1,10 @@
 import type { AuditVerdict, VerdictChange } from '../../../schemas/audit.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import { toIsoUtc } from '../time-window.js'
-import { auditFacts, keptVerdict, type AuditSettings, type EventAudit } from './audit-event.js'
+import type { AuditSettings, EventAudit } from './audit-event.js'
 import { auditedEventRecord } from './audited-event.js'
 import type { KeptFacts } from './kept-facts.js'
+import { auditOfReport, reportOf, type KeptReport } from './kept-report.js'
 
 /**
  * What the store keeps of an event's audit besides its facts, to find it by and to tell a change:
@@ -23,14 +24,30 @@ export const NOT_AUDITED: KeptLook = { verdict: null, due_at: null, stuck: [] }
 
 const stuckKey = (site: string | null, stage: string | null) => `${site ?? ''}/${stage ?? ''}`
 
-/** The look of kept facts at `settings.now`, and the audit it comes from (null when not audited). */
-export function lookAt(facts: KeptFacts, settings: AuditSettings): { look: KeptLook; audit: EventAudit | null } {
-  const event = facts.event
-  if (event === null || !event.listed) return { look: NOT_AUDITED, audit: null }
-  const audit = auditFacts(facts, event, settings)
-  const { due_at } = keptVerdict(facts, event, settings)
+/** A look at kept facts, with the report and audit it was made from (null when the event is not audited). */
+export interface Look {
+  look: KeptLook
+  report: KeptReport | null
+  audit: EventAudit | null
+}
+
+/** The look of kept facts at `settings.now`: their report, audited at that clock, and when its next deadline passes. */
+export function lookAt(facts: KeptFacts, settings: AuditSettings): Look {
+  const report = reportOf(facts, settings.sites)
+  if (report === null) return { look: NOT_AUDITED, report, audit: null }
+  const audit = auditOfReport(report, settings)
   const stuck = audit.findings.filter((found) => found.rule === 'stuck').map((found) => stuckKey(found.site, found.stage))
-  return { look: { verdict: audit.verdict, due_at, stuck }, audit }
+  return { look: { verdict: audit.verdict, due_at: nextDeadline(report, settings), stuck }, report, audit }
+}
+
+/** The earliest deadline after `now` of a stage still pending. */
+function nextDeadline({ pending, event }: KeptReport, { deadlines, now }: AuditSettings): number | null {
+  let next: number | null = null
+  for (const [, stage] of pending) {
+    const due = event.timestamp + deadlines[stage]
+    if (due > now && (next === null || due < next)) next = due
+  }
+  return next
 }
 
 /** Whether two looks differ in what the store keeps of them. */
@@ -41,12 +58,7 @@ export const sameLook = (a: KeptLook, b: KeptLook) =>
  * What the live stream says of a look that replaced `before`: a change of verdict, or stages newly
  * stuck. Null when neither: a write that moved nothing the audit reports says nothing.
  */
-export function verdictChange(
-  facts: KeptFacts,
-  before: KeptLook,
-  after: { look: KeptLook; audit: EventAudit | null },
-  settings: AuditSettings
-): VerdictChange | null {
+export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings): VerdictChange | null {
   const known = new Set(before.stuck)
   const newlyStuck = after.audit?.findings.filter((found) => found.rule === 'stuck' && !known.has(stuckKey(found.site, found.stage))) ?? []
   if (before.verdict === after.look.verdict && newlyStuck.length === 0) return null

@@ -1,6 +1,5 @@
 import type { AuditFinding, AuditVerdict } from '../../../schemas/audit.js'
-import { CLASSIFICATION_STAGE, PIPELINE_STAGES, STAGES, type PipelineStage, type Sites } from '../../vocabulary.js'
-import type { StageDeadlines } from '../stage-deadlines.js'
+import { CLASSIFICATION_STAGE, STAGES, type PipelineStage, type Sites } from '../../vocabulary.js'
 import { auditedEventRecord } from './audited-event.js'
 import type { AuditSettings, EventAudit } from './audit-event.js'
 import { contradictionFindings } from './audit-event.js'
@@ -76,13 +75,9 @@ export type WindowEntry = KeptReport | FixedAudit
 
 export const isFixed = (entry: WindowEntry): entry is FixedAudit => 'json' in entry
 
-/** The fixed audit of a report with nothing pending; null when a clock could still change it. */
-export function fixedAuditOf(report: KeptReport, sites: Sites): FixedAudit | null {
+/** The fixed audit of a report and its audit at any clock; null when a stage is pending, so a clock could still change it. */
+export function fixedAuditOf(report: KeptReport, audit: EventAudit): FixedAudit | null {
   if (report.pending.length > 0) return null
-  // No stage is pending, so no deadline applies: any clock and deadlines give this audit.
-  const audit = auditOfReport(report, { sites, deadlines: NO_DEADLINES, now: report.event.timestamp })
   const record = auditedEventRecord({ event_no: report.event_no, ...report.event }, audit)
   return { event_no: report.event_no, timestamp: report.event.timestamp, verdict: audit.verdict, json: JSON.stringify(record) }
 }
-
-const NO_DEADLINES = Object.fromEntries(PIPELINE_STAGES.map((stage) => [stage, Number.POSITIVE_INFINITY])) as StageDeadlines

@@ -2,8 +2,7 @@ import type { Document } from 'mongodb'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { KeptFacts } from '../../domain/audit/kept-facts.js'
 import type { KeptLook } from '../../domain/audit/kept-look.js'
-import { reportOf, type KeptReport } from '../../domain/audit/kept-report.js'
-import type { Sites } from '../../vocabulary.js'
+import type { KeptReport } from '../../domain/audit/kept-report.js'
 import type { KeptAudit } from '../port.js'
 import { numberIn, plain } from './documents.js'
 
@@ -73,9 +72,9 @@ export const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as
 export const lookFields = (look: KeptLook) => ({ verdict: look.verdict, due_at: look.due_at, stuck: look.stuck })
 
 /** The fields facts set: the facts themselves, the report a window read takes (kept-report.ts), and what the window index reads of them. */
-export const factFields = (facts: KeptFacts, sites: Sites) => ({
+export const factFields = (facts: KeptFacts, report: KeptReport | null) => ({
   facts,
-  report: asStored(reportOf(facts, sites)),
+  report: asStored(report),
   listed: facts.event?.listed === true,
   event_time: facts.event?.timestamp ?? null
 })

@@ -145,7 +145,7 @@ export class AuditKeeper {
     if (kept !== undefined && isDeepStrictEqual(kept.facts, facts) && sameLook(before, after.look)) return null
     const change = verdictChange(facts, before, after, settings)
     const rev = (kept?.rev ?? 0) + 1
-    const set: Document = { event_no: eventNo, ...factFields(facts, this.config.sites), ...lookFields(after.look), rev }
+    const set: Document = { event_no: eventNo, ...factFields(facts, after.report), ...lookFields(after.look), rev }
     if (change !== null) set.change = { rev, value: asStored(change) }
     return { eventNo, filter: sameRevision(eventNo, kept?.rev), update: { $set: set }, upsert: kept === undefined }
   }

@@ -60,9 +60,8 @@ export class MongoVerdictFeed implements Adapter<VerdictFeed> {
     return this.feed.position()
   }
 
-  async since(position: number, limit: number): Promise<{ changes: VerdictChange[]; position: number }> {
-    const { items, position: last } = await this.feed.since(position, limit)
-    return { changes: items, position: last }
+  since(position: number, limit: number): Promise<{ items: VerdictChange[]; position: number }> {
+    return this.feed.since(position, limit)
   }
 
   close(): Promise<void> {

@@ -3,8 +3,8 @@ import type Database from 'better-sqlite3'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
 import { compact, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
-import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../../domain/audit/kept-look.js'
-import { fixedAuditOf, reportOf, type KeptReport, type WindowEntry } from '../../domain/audit/kept-report.js'
+import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook, type Look } from '../../domain/audit/kept-look.js'
+import { fixedAuditOf, type KeptReport, type WindowEntry } from '../../domain/audit/kept-report.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { TimeWindow } from '../../domain/time-window.js'
@@ -28,7 +28,7 @@ interface AuditRow {
  */
 export const KEPT_CHANGES = 100_000
 
-/** A listed row as the window reads it from the covering index: the report, or the fixed audit and its verdict. */
+/** A row as the window reads it from the covering index: the report, or the fixed audit and its verdict. */
 interface WindowRow {
   event_no: number
   event_time: number
@@ -70,8 +70,8 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
       put: db.prepare<{ event_no: number; facts: string; report: string | null; fixed: string | null; event_time: number; verdict: string | null; due_at: number | null; stuck: string }>(
-        `INSERT INTO audits (event_no, facts, report, fixed, listed, event_time, verdict, due_at, stuck)
-         VALUES (@event_no, @facts, @report, @fixed, 1, @event_time, @verdict, @due_at, @stuck)
+        `INSERT INTO audits (event_no, facts, report, fixed, event_time, verdict, due_at, stuck)
+         VALUES (@event_no, @facts, @report, @fixed, @event_time, @verdict, @due_at, @stuck)
          ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, report = excluded.report, fixed = excluded.fixed, event_time = excluded.event_time,
            verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck`
       ),
@@ -85,7 +85,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
       forgetChanges: db.prepare<[number]>('DELETE FROM audit_changes WHERE seq <= (SELECT max(seq) FROM audit_changes) - ?'),
       window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, WindowRow>(
         `SELECT event_no, event_time, verdict, report, fixed FROM audits
-         WHERE listed = 1 AND (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
+         WHERE (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
          ORDER BY event_time, event_no LIMIT @limit`
       ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck()
@@ -130,8 +130,8 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     if (event === null || !event.listed) {
       this.statements.remove.run(facts.event_no)
     } else {
-      const report = reportOf(facts, this.sites)!
-      const fixed = fixedAuditOf(report, this.sites)
+      const report = after.report!
+      const fixed = fixedAuditOf(report, after.audit!)
       this.statements.put.run({
         event_no: facts.event_no,
         facts: JSON.stringify(facts),
@@ -146,7 +146,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return before === null ? null : this.recordChange(facts, before, after, settings)
   }
 
-  private recordChange(facts: KeptFacts, before: KeptLook, after: ReturnType<typeof lookAt>, settings: AuditSettings): VerdictChange | null {
+  private recordChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings): VerdictChange | null {
     const change = verdictChange(facts, before, after, settings)
     if (change !== null) this.statements.change.run(facts.event_no, JSON.stringify(change))
     return change

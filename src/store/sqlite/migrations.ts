@@ -90,21 +90,20 @@ export const migrations: readonly string[] = [
   // (30 ms for 100,000 heartbeats); with it, one index seek.
   `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`,
 
-  // The audit of every event, kept (see kept-facts.ts): the facts its rules read, reduced from the
-  // event's records, what a window read takes (kept-report.ts: the report, or the fixed audit of an
-  // event with nothing pending), and the last look at them.
-  // Each write of a record updates its event's row in the same transaction. `listed` rows (events
-  // asking for baseband data) are the audit of a window, one range scan by event time; `due_at` is
-  // when the next deadline of an incomplete stage passes, which the deadline scheduler finds by its
-  // index. Filled by the service at start (settings 'kept_audit_facts' and 'kept_audit_looks' say
-  // for which sites and deadlines the rows were made).
+  // The audit, kept: a row per event in it (asking for baseband data; see kept-facts.ts) with the
+  // facts its rules read, reduced from the event's records, what a window read takes
+  // (kept-report.ts: the report, or the fixed audit of an event with nothing pending), and the last
+  // look at them. Each write of a record updates its event's row in the same transaction. The audit
+  // of a window is one range scan by event time; `due_at` is when the next deadline of an
+  // incomplete stage passes, which the deadline check finds by its index. Filled by the service at
+  // start (settings 'kept_audit_facts' and 'kept_audit_looks' say for which sites and deadlines
+  // the rows were made).
   `CREATE TABLE audits (
      event_no   INTEGER PRIMARY KEY,
      facts      TEXT NOT NULL,
      report     TEXT,
      fixed      TEXT,
-     listed     INTEGER NOT NULL,
-     event_time INTEGER,
+     event_time INTEGER NOT NULL,
      verdict    TEXT,
      due_at     INTEGER,
      stuck      TEXT NOT NULL
@@ -112,7 +111,7 @@ export const migrations: readonly string[] = [
    -- Covering: the window read takes each report (or fixed audit, whose verdict is the row's) from
    -- the index itself, in order, rather than from its row in the table (rows of a million events,
    -- the facts with them): a day's read was mostly the lookups of those rows.
-   CREATE INDEX audits_listed_by_time ON audits (event_time, event_no, verdict, report, fixed) WHERE listed = 1;
+   CREATE INDEX audits_by_time ON audits (event_time, event_no, verdict, report, fixed);
    CREATE INDEX audits_by_due ON audits (due_at) WHERE due_at IS NOT NULL;
 
    -- Every verdict change, written with the look that made it: the live stream reads them by seq.

@@ -18,10 +18,10 @@ export class SqliteVerdictFeed implements Adapter<VerdictFeed> {
     return this.statements.position.get() ?? 0
   }
 
-  since(position: number, limit: number): { changes: VerdictChange[]; position: number } {
+  since(position: number, limit: number): { items: VerdictChange[]; position: number } {
     const rows = this.statements.since.all(position, limit)
     return {
-      changes: rows.map((row) => JSON.parse(row.message) as VerdictChange),
+      items: rows.map((row) => JSON.parse(row.message) as VerdictChange),
       position: rows.length === 0 ? position : rows[rows.length - 1]!.seq
     }
   }

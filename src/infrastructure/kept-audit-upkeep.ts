@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Counter } from 'prom-client'
 
-export interface AuditKeeperOptions {
+export interface KeptAuditUpkeepOptions {
   /** How often the events whose next deadline has passed are looked for. */
   deadlineCheckMs?: number
   /** How often the next page of kept audits is checked against its records. */
@@ -28,7 +28,7 @@ const VERIFY_PAGE = 200
  * recorded once (the store settles each look in one transaction, or one conditional write).
  * Failures (the store away) are logged once until it answers again; nothing stops.
  */
-async function auditKeeper(fastify: FastifyInstance, { deadlineCheckMs = DEADLINE_CHECK_MS, verifyEveryMs = VERIFY_EVERY_MS }: AuditKeeperOptions) {
+async function keptAuditUpkeep(fastify: FastifyInstance, { deadlineCheckMs = DEADLINE_CHECK_MS, verifyEveryMs = VERIFY_EVERY_MS }: KeptAuditUpkeepOptions) {
   const { store, clock, log, metrics } = fastify
   const mismatches = new Counter({
     name: 'tracer_audit_mismatches_total',
@@ -101,8 +101,8 @@ async function auditKeeper(fastify: FastifyInstance, { deadlineCheckMs = DEADLIN
   })
 }
 
-export default fp(auditKeeper, {
-  name: 'audit-keeper',
+export default fp(keptAuditUpkeep, {
+  name: 'kept-audit-upkeep',
   fastify: '5.x',
   decorators: { fastify: ['store', 'clock', 'metrics'] },
   dependencies: ['metrics']
