@@ -28,7 +28,8 @@ const ROUND_SECONDS = positiveInteger('BENCH_SECONDS', 6)
 const WARMUP_SECONDS = 2
 const FULL_YEAR_RUNS = 3
 /**
- * BENCH_ONLY=id,id runs those scenarios alone, a quick check of one: no full-year runs, and the
+ * BENCH_ONLY=id,id runs those scenarios alone, a quick check of one: no full-year callbacks runs
+ * (the full-year audits only when audit-1d is named), and the
  * report goes to standard output only, leaving bench/results/latest.md as the last full run wrote it.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')

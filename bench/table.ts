@@ -73,7 +73,7 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
       'machine with its load generator on it, not how the service scales on free cores.',
     `- Other processes used ${input.cpuOfOthers.othersPercent.toFixed(0)}% of the machine's CPU during the run ` +
       `(hypervisor steal ${input.cpuOfOthers.stealPercent.toFixed(1)}%); above a few percent, every number here is lower and noisier than on a quiet machine.`,
-    ...(input.only === undefined ? [] : [`- Partial run: ${input.only.join(', ')} alone (BENCH_ONLY); no full-year runs.`]),
+    ...(input.only === undefined ? [] : [`- Partial run: ${input.only.join(', ')} alone (BENCH_ONLY); no full-year callbacks runs${input.only.includes('audit-1d') ? '' : ', nor full-year audits'}.`]),
     '',
     '| Scenario | Conns | req/s | p50 ms | p99 ms | Non-2xx | Transport errors | Peak RSS MB | CPU cores: service / load generator | vs bare |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
