@@ -3,8 +3,9 @@ import { buildApp } from './app.js'
 import { prepareStore } from './bootstrap.js'
 import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
 import { CliError } from './cli/cli-error.js'
-import type { Config } from './config.js'
+import { ConfigError, type Config } from './config.js'
 import type { ResolvedSecret } from './secret.js'
+import type { ConfigurationConflictError } from './store/configuration.js'
 import { openStoreForServing } from './store/open.js'
 import type { Store } from './store/port.js'
 
@@ -18,16 +19,31 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   const prepare = storePreparedByPrimary(config) ? async () => {} : (store: Store) => prepareStore(store, config, announce)
   // Retries while the database does not answer: to standard error, then warnings in the app's log.
   let warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`)
-  const { store, connected } = await openStoreForServing(config, { log: (message) => warn(message), prepare })
-  // Bad credentials or data that breaks a unique index: waiting will not help, so stop, saying why.
+  // Another instance took the store over with other settings while this one was suspended past its lease.
+  let lost: (error: ConfigurationConflictError) => void = (error) => {
+    process.stderr.write(`tracer: ${error.message}\n`)
+    process.exit(storeUnusableExitCode())
+  }
+  const { store, connected } = await openStoreForServing(config, {
+    log: (message) => warn(message),
+    prepare,
+    notify: announce,
+    lost: (error) => lost(error)
+  })
+  // Bad credentials, data that breaks a unique index, a live instance with other settings: waiting will not help, so stop, saying why.
   connected.catch((error: unknown) => {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')
-    process.stderr.write(`tracer: cannot use the ${config.TRACER_STORE} store: ${reason}\n`)
+    process.stderr.write(error instanceof ConfigError ? `tracer: ${reason}\n` : `tracer: cannot use the ${config.TRACER_STORE} store: ${reason}\n`)
     process.exit(storeUnusableExitCode())
   })
 
   const app = await buildApp({ config: { ...config, JWT_SECRET: secret }, store })
   warn = (message) => app.log.warn(message)
+  lost = (error) => {
+    app.log.error(error.message)
+    process.stderr.write(`tracer: ${error.message}\n`)
+    void app.close().finally(() => process.exit(storeUnusableExitCode()))
+  }
   // Several workers: the primary has said it once.
   if (generatedFile !== undefined && !isWorker) {
     app.log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)

@@ -75,7 +75,7 @@ export function importCommand(io: CliIo): Command {
           progress.stop()
           input.destroy()
         }
-      })
+      }, 'write')
       io.stdout.write(`${summary(counts, started)}.\n`)
     })
 }

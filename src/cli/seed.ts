@@ -61,7 +61,7 @@ export function seedCommand(io: CliIo): Command {
         } finally {
           progress.stop()
         }
-      })
+      }, 'write')
       const seconds = ((performance.now() - started) / 1000).toFixed(1)
       io.stdout.write(
         `Seeded ${counts.events} events (${counts.basebandEvents} asking for baseband data), ${counts.traces} traces, ` +

@@ -5,6 +5,7 @@ import { hashPassword } from '../auth/passwords.js'
 import { CliError } from './cli-error.js'
 import { consoleOf, type CliIo } from './io.js'
 import { readLineFromStdin } from './stdin.js'
+import type { Store } from '../store/port.js'
 import { withStore } from './store.js'
 
 function checkName(name: string): string {
@@ -23,6 +24,9 @@ const roleOption = () =>
 const passwordStdinOption = () =>
   new Option('--password-stdin', 'read the password from the first line of standard input').makeOptionMandatory()
 
+/** Users depend on no site or deadline: a users command runs whatever the store's configuration, and leaves it as it is. */
+const usersStore = <T>(io: CliIo, whenMissing: 'create' | 'refuse', work: (store: Store) => Promise<T>) => withStore(io, whenMissing, work, 'ignore')
+
 export function usersCommand(io: CliIo): Command {
   const console = consoleOf(io)
   const users = new Command('users').description('manage the users who may obtain tokens')
@@ -36,7 +40,7 @@ export function usersCommand(io: CliIo): Command {
     .action(async (name: string, options: { role: Role }) => {
       checkName(name)
       const passwordHash = await hashPassword(await passwordFromStdin(io))
-      const created = await withStore(io, 'create', (store) =>
+      const created = await usersStore(io, 'create', (store) =>
         store.users.create({ name, password_hash: passwordHash, role: options.role, created_at: Date.now() })
       )
       if (!created) throw new CliError(`user "${name}" exists already`)
@@ -48,7 +52,7 @@ export function usersCommand(io: CliIo): Command {
     .description('list the users, their roles and creation times')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const rows = (await withStore(io, 'refuse', (store) => store.users.list())).map((user) => ({
+      const rows = (await usersStore(io, 'refuse', (store) => store.users.list())).map((user) => ({
         name: user.name,
         role: user.role,
         created: new Date(user.created_at).toISOString()
@@ -63,7 +67,7 @@ export function usersCommand(io: CliIo): Command {
     .argument('<name>', 'user name')
     .addArgument(new Argument('<role>', 'new role').choices(roles))
     .action(async (name: string, role: Role) => {
-      const changed = await withStore(io, 'refuse', (store) => store.users.setRole(name, role))
+      const changed = await usersStore(io, 'refuse', (store) => store.users.setRole(name, role))
       if (!changed) throw new CliError(`no user "${name}"`)
       console.log(`User "${name}" now has role ${role}.`)
     })
@@ -73,7 +77,7 @@ export function usersCommand(io: CliIo): Command {
     .description('delete a user; tokens already issued stay valid until they expire')
     .argument('<name>', 'user name')
     .action(async (name: string) => {
-      const removed = await withStore(io, 'refuse', (store) => store.users.remove(name))
+      const removed = await usersStore(io, 'refuse', (store) => store.users.remove(name))
       if (!removed) throw new CliError(`no user "${name}"`)
       console.log(`Removed user "${name}".`)
     })
@@ -85,7 +89,7 @@ export function usersCommand(io: CliIo): Command {
     .addOption(passwordStdinOption())
     .action(async (name: string) => {
       const passwordHash = await hashPassword(await passwordFromStdin(io))
-      const changed = await withStore(io, 'refuse', (store) => store.users.setPasswordHash(name, passwordHash))
+      const changed = await usersStore(io, 'refuse', (store) => store.users.setPasswordHash(name, passwordHash))
       if (!changed) throw new CliError(`no user "${name}"`)
       console.log(`Changed the password of "${name}".`)
     })

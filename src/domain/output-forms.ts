@@ -1,5 +1,6 @@
 import type { Sites } from '../vocabulary.js'
-import { eventOutput } from './events.js'
+import { digestOf, FIXTURE_EVENTS, FIXTURE_SITES } from './audit/signature-fixtures.js'
+import { eventOutput, wantsBaseband } from './events.js'
 import type { EventRecord, TraceRecord } from './records.js'
 import { toIsoUtc } from './time-window.js'
 import { traceOutput } from './trace.js'
@@ -37,7 +38,28 @@ export const callbackJson = (head: string, traceText: string | null): string =>
   traceText === null ? `${head}}` : `${head},"trace":${traceText}}`
 
 /**
- * What the stored text was made for: when the configured sites change, the event and trace texts
- * (and whether an event asks for baseband data) are made again.
+ * What the stored texts were made under: the configured sites, and a digest of what this code makes
+ * of the fixture events (signature-fixtures.ts), so that a release that changes a text's form makes
+ * them again with no version number to remember. When either changes, the event and trace texts
+ * (and whether an event asks for baseband data) are made again at start.
  */
-export const outputSignature = (sites: Sites): string => JSON.stringify({ version: 1, sites: sites.names })
+export const outputSignature = (sites: Sites, forms: OutputForms = OUTPUT_FORMS): string => {
+  const made = FIXTURE_EVENTS.map(({ event, trace }, index) => {
+    const eventNo = event?.event_no ?? index + 1
+    return {
+      event: event === null ? null : [forms.eventJson(event, FIXTURE_SITES), forms.callbackHead(event), forms.wantsBaseband(event.actions, FIXTURE_SITES)],
+      trace: forms.traceJson(eventNo, trace, FIXTURE_SITES)
+    }
+  })
+  return JSON.stringify({ sites: sites.names, texts: digestOf([made, forms.traceJson(0, null, FIXTURE_SITES)]) })
+}
+
+/** What outputSignature digests; a test passes altered ones to show that a change moves it. */
+export interface OutputForms {
+  eventJson: typeof eventJson
+  traceJson: typeof traceJson
+  callbackHead: typeof callbackHead
+  wantsBaseband: typeof wantsBaseband
+}
+
+export const OUTPUT_FORMS: OutputForms = { eventJson, traceJson, callbackHead, wantsBaseband }

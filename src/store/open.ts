@@ -1,5 +1,6 @@
 import type { Config } from '../config.js'
 import { ConfigError } from '../config.js'
+import { thisInstance, type ConfigurationConflictError, type ConfigurationUse, type Instance } from './configuration.js'
 import type { Store } from './port.js'
 import type { WhenMissing } from './when-missing.js'
 
@@ -7,12 +8,24 @@ import type { WhenMissing } from './when-missing.js'
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 
 // loadConfig requires it with mongodb; a Config built by hand may still lack it.
-function mongoSettings(config: Config) {
+function mongoSettings(config: Config, use: StoreUse) {
   if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
-  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES }
+  return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
 
-export interface OpenOptions {
+/** How a process uses the store's configuration (store/configuration.ts), and what it is told. */
+export interface StoreUse {
+  /** `adopt` unless given: a server's start (the primary of several workers opens the store so). Commands say what they do. */
+  configuration?: ConfigurationUse
+  /** A serving instance, which holds a lease while the store is open. */
+  instance?: Instance
+  /** Told when the start changed the store's configuration or made its kept state again. */
+  notify?: (line: string) => void
+  /** Told when a serving instance finds the store's configuration changed under it. */
+  lost?: (error: ConfigurationConflictError) => void
+}
+
+export interface OpenOptions extends StoreUse {
   /** When there is no store yet; `create` unless told otherwise (see WhenMissing). */
   whenMissing?: WhenMissing
   /** Receives the retries while MongoDB does not answer, for at most a minute. */
@@ -20,17 +33,18 @@ export interface OpenOptions {
 }
 
 /** The store chosen by TRACER_STORE, ready to use: for commands, and a SQLite server. */
-export async function openStore(config: Config, { whenMissing = 'create', log = toStderr }: OpenOptions = {}): Promise<Store> {
+export async function openStore(config: Config, { whenMissing = 'create', log = toStderr, ...use }: OpenOptions = {}): Promise<Store> {
   switch (config.TRACER_STORE) {
     case 'sqlite': {
       // Each adapter is loaded only when chosen: a process holds the modules of one store, not both.
       const { openSqliteStore } = await import('./sqlite/store.js')
-      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, whenMissing, deadlines: config.STAGE_DEADLINES })
+      const options = { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, whenMissing, deadlines: config.STAGE_DEADLINES, ...use }
+      return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, options)
     }
     case 'mongodb': {
       // The driver is most of a start-up's module loading, and SQLite needs none of it.
       const { openMongoStore } = await import('./mongodb/connect.js')
-      return openMongoStore(mongoSettings(config), { log, whenMissing })
+      return openMongoStore(mongoSettings(config, use), { log, whenMissing })
     }
   }
 }
@@ -49,17 +63,19 @@ export interface ServingStore {
  */
 export async function openStoreForServing(
   config: Config,
-  { log, prepare }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> }
+  { log, prepare, ...use }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> } & Pick<StoreUse, 'notify' | 'lost'>
 ): Promise<ServingStore> {
+  // Each serving process holds a lease: an instance with another configuration does not start beside it.
+  const serving: StoreUse = { configuration: 'adopt', instance: thisInstance(), ...use }
   switch (config.TRACER_STORE) {
     case 'sqlite': {
-      const store = await openStore(config, { whenMissing: 'create-for-demo' })
+      const store = await openStore(config, { whenMissing: 'create-for-demo', ...serving })
       await prepare(store)
       return { store, connected: Promise.resolve() }
     }
     case 'mongodb': {
       const { connectInBackground } = await import('./mongodb/background.js')
-      return connectInBackground(mongoSettings(config), { log, prepare })
+      return connectInBackground(mongoSettings(config, serving), { log, prepare })
     }
   }
 }

@@ -195,9 +195,4 @@ export function factsOf(eventNo: number, records: EventRecords, sites: Sites): K
   return compact(facts)
 }
 
-/**
- * What kept facts depend on besides the records: the configured sites and the form of the facts
- * (bump the version when KeptFacts or a reduction changes). A store whose facts were made under
- * another signature makes them all again at start.
- */
-export const factsSignature = (sites: Sites): string => JSON.stringify({ version: 1, sites: sites.names })
+// What kept facts are made under (the sites, and a digest of this code's reductions): signature.ts.

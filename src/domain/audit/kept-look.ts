@@ -1,5 +1,4 @@
 import type { AuditVerdict, VerdictChange } from '../../../schemas/audit.js'
-import type { StageDeadlines } from '../stage-deadlines.js'
 import { toIsoUtc } from '../time-window.js'
 import type { AuditSettings, EventAudit } from './audit-event.js'
 import { auditedEventRecord } from './audited-event.js'
@@ -77,5 +76,4 @@ export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, s
   }
 }
 
-/** What a look depends on besides the facts and the clock: a store whose looks were made with other deadlines looks again at start. */
-export const lookSignature = (deadlines: StageDeadlines): string => JSON.stringify(deadlines)
+// What looks are made under (the deadlines, and a digest of this code's rules and forms): signature.ts.

@@ -1,12 +1,21 @@
 import type { Collection, Db } from 'mongodb'
-import { factsSignature } from '../../domain/audit/kept-facts.js'
-import { lookSignature } from '../../domain/audit/kept-look.js'
+import { factsSignature, lookSignature } from '../../domain/audit/signature.js'
+import {
+  adoptedLine,
+  conflictOf,
+  readConfiguration,
+  sameConfiguration,
+  type ConfigurationUse,
+  type Instance,
+  type StoreConfiguration
+} from '../configuration.js'
 import { AUDIT_SETTINGS_ID } from './audit-documents.js'
 import type { AuditConfig, AuditKeeper } from './audit-keeper.js'
 import type { AuditRecords } from './audit-records.js'
 import type { MongoAudits } from './audits.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
+import { takeLease } from './instance-leases.js'
 
 /** Events brought up to date at a time while the kept audit is rebuilt. */
 const REBUILD_PAGE = 500
@@ -25,24 +34,94 @@ export const signatureOf = ({ sites, deadlines }: Pick<AuditConfig, 'sites' | 'd
   looks_signature: lookSignature(deadlines)
 })
 
+/** How a start treats the store's configuration (store/configuration.ts), and whom it tells. */
+export interface ConfigurationSettling {
+  use: ConfigurationUse
+  /** A serving instance, whose lease is taken before the check. */
+  instance?: Instance
+  notify: (line: string) => void
+}
+
+type SettingsDocument = Partial<AuditSignature> & { _id: string; configuration?: unknown }
+
+const settingsOf = (db: Db) => db.collection<SettingsDocument>(COLLECTIONS.audit)
+
 /**
- * Makes every kept audit agree with this instance's configuration before it serves. The settings
- * document (`_id: 'settings'` in the audit collection, the one document that is no event's) holds
- * the signatures the kept audits were made with (factsSignature, lookSignature). When the facts'
- * signature differs (other sites, or a new form of the facts), or there is no such document (the
- * first start on this database, maybe with years of data), every event's facts are made again
- * from its records; when only the deadlines differ, every look is made again from the kept facts. The signature is stored once that is done, so a start that is
- * stopped half way does it again. Each event is written as a write would (compare-and-set, with its
- * verdict change), so instances starting together do no harm to each other.
+ * The configuration the store records: the settings document's `configuration`, or on a store an
+ * earlier release kept the audit of, what its signatures say. Null when neither.
  */
-export async function reconcileAudits(db: Db, keeper: AuditKeeper, records: AuditRecords, audits: MongoAudits): Promise<void> {
-  const settings = db.collection<Partial<AuditSignature> & { _id: string }>(COLLECTIONS.audit)
-  const wanted = signatureOf(keeper.config)
-  const stored = await settings.findOne({ _id: AUDIT_SETTINGS_ID }, { projection: { _id: 0, facts_signature: 1, looks_signature: 1 } })
-  if (stored?.facts_signature === wanted.facts_signature && stored.looks_signature === wanted.looks_signature) return
-  if (stored?.facts_signature === wanted.facts_signature) await relookAll(db.collection(COLLECTIONS.audit), audits, keeper.config.clock)
+export async function recordedConfiguration(db: Db): Promise<StoreConfiguration | null> {
+  const stored = await settingsOf(db).findOne({ _id: AUDIT_SETTINGS_ID })
+  if (stored === null) return null
+  if (stored.configuration !== undefined) return readConfiguration(stored.configuration)
+  const facts = parsed(stored.facts_signature) as { sites?: unknown } | null
+  const looks = parsed(stored.looks_signature) as { deadlines?: unknown } | null
+  if (facts === null || looks === null) return null
+  return readConfiguration({ sites: facts.sites, deadlines: looks.deadlines ?? looks })
+}
+
+/** The digest of the audit's rules and forms in a looks signature (signature.ts), apart from the deadlines. */
+const lookForms = (signature: string | undefined) => (parsed(signature) as { looks?: unknown } | null)?.looks
+
+function parsed(text: unknown): unknown {
+  try {
+    return typeof text === 'string' ? JSON.parse(text) : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Settles the store's configuration as `settling.use` says, then makes every kept audit agree with
+ * this instance's configuration and release before it serves (a start that only reads, or ignores
+ * the configuration, makes nothing). The settings document (`_id: 'settings'` in the audit
+ * collection, the one document that is no event's) holds the configuration and the signatures
+ * the kept audits were made under (signature.ts). When the facts' signature differs (other sites,
+ * or a release that reduces records otherwise), or there is no such document (the first start on
+ * this database, maybe with years of data), every event's facts are made again from its records;
+ * when only the looks' differs (deadlines, or the rules and forms of the audit), every look is made
+ * again from the kept facts. The signature is stored once that is done, so a start that is stopped
+ * half way does it again. Each event is written as a write would (compare-and-set, with its verdict
+ * change), so instances starting together do no harm to each other. Throws
+ * ConfigurationConflictError to refuse.
+ */
+export async function reconcileAudits(
+  db: Db,
+  keeper: AuditKeeper,
+  records: AuditRecords,
+  audits: MongoAudits,
+  settling: ConfigurationSettling = { use: 'adopt', notify: () => {} }
+): Promise<void> {
+  const { use, instance, notify } = settling
+  if (use === 'ignore') return
+  const wanted: StoreConfiguration = { sites: keeper.config.sites.names, deadlines: keeper.config.deadlines }
+  if (use === 'adopt' && instance !== undefined) await takeLease(db, instance, wanted, keeper.config.clock())
+  const recorded = await recordedConfiguration(db)
+  if (use !== 'adopt') {
+    const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store', use === 'read' ? 'sites' : 'both')
+    if (conflict !== undefined) throw conflict
+    if (use === 'read') return
+  }
+  if (recorded === null || !sameConfiguration(wanted, recorded)) {
+    await settingsOf(db).updateOne(
+      { _id: AUDIT_SETTINGS_ID },
+      { $set: { configuration: { sites: [...wanted.sites], deadlines: { ...wanted.deadlines } } } },
+      { upsert: true }
+    )
+    if (recorded !== null) notify(adoptedLine(recorded, wanted))
+  }
+  const signatures = signatureOf(keeper.config)
+  const stored = await settingsOf(db).findOne({ _id: AUDIT_SETTINGS_ID }, { projection: { _id: 0, facts_signature: 1, looks_signature: 1 } })
+  if (stored?.facts_signature === signatures.facts_signature && stored.looks_signature === signatures.looks_signature) return
+  // Only the deadlines changed: the kept reports hold, and only the looks are made again. Otherwise
+  // (other sites, or a release that reduces or audits otherwise) every document is held against its records.
+  const onlyDeadlines =
+    stored?.facts_signature === signatures.facts_signature && lookForms(stored.looks_signature) === lookForms(signatures.looks_signature)
+  const from = onlyDeadlines ? 'from the kept facts' : 'from the records'
+  if (onlyDeadlines) await relookAll(db.collection(COLLECTIONS.audit), audits, keeper.config.clock)
   else await rebuildAll(keeper, records)
-  await settings.updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: wanted }, { upsert: true })
+  await settingsOf(db).updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: signatures }, { upsert: true })
+  if (stored !== null) notify(`The kept audit was made again (${from}): other settings, or a release that audits otherwise.`)
 }
 
 /** Every event with a record or an audit document: its facts and look made again from its records. */

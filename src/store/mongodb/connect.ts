@@ -74,6 +74,11 @@ export interface MongoSettings {
   now?: () => number
   /** Whether the store follows other programs' writes into the collections; see MongoAuditOptions. */
   watch?: boolean
+  /** How the process uses the store's configuration, and what it is told (store/open.ts StoreUse). */
+  configuration?: MongoAuditOptions['configuration']
+  instance?: MongoAuditOptions['instance']
+  notify?: MongoAuditOptions['notify']
+  lost?: MongoAuditOptions['lost']
 }
 
 /** The kept audit's part of the settings, with the start-up log for the watcher's two lines. */
@@ -81,6 +86,10 @@ export const auditOptions = (settings: MongoSettings, log: (message: string) => 
   ...(settings.deadlines === undefined ? {} : { deadlines: settings.deadlines }),
   ...(settings.now === undefined ? {} : { now: settings.now }),
   ...(settings.watch === undefined ? {} : { watch: settings.watch }),
+  ...(settings.configuration === undefined ? {} : { configuration: settings.configuration }),
+  ...(settings.instance === undefined ? {} : { instance: settings.instance }),
+  ...(settings.notify === undefined ? {} : { notify: settings.notify }),
+  ...(settings.lost === undefined ? {} : { lost: settings.lost }),
   log
 })
 

@@ -6,7 +6,9 @@ import { StoreMissingError, StoreUnavailableError, type Store } from '../port.js
 import type { WhenMissing } from '../when-missing.js'
 import { AuditKeeper, type AuditConfig } from './audit-keeper.js'
 import { AuditRecords } from './audit-records.js'
-import { reconcileAudits } from './audit-settings.js'
+import { reconcileAudits, recordedConfiguration } from './audit-settings.js'
+import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
+import { MongoLease } from './instance-leases.js'
 import { AuditWatcher } from './audit-watcher.js'
 import { MongoAudits } from './audits.js'
 import { MongoDatatrail } from './datatrail.js'
@@ -35,6 +37,14 @@ export interface MongoAuditOptions {
   watch?: boolean
   /** Where the watcher says that it stopped working and that it works again. */
   log?: (message: string) => void
+  /** How this process treats the store's configuration (store/configuration.ts); `adopt` unless given. */
+  configuration?: ConfigurationUse
+  /** A serving instance: holds a lease with its configuration while the store serves. */
+  instance?: Instance
+  /** Told when the start changed the store's configuration or made its kept audit again. */
+  notify?: (line: string) => void
+  /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
+  lost?: (error: ConfigurationConflictError) => void
 }
 
 interface Connection {
@@ -88,6 +98,7 @@ export class MongoStore implements StoreAdapter {
   private readonly audit: AuditConfig
   private readonly watch: boolean
   private readonly log: (message: string) => void
+  private readonly options: MongoAuditOptions
 
   /** `stopConnecting` ends the connection being made in the background when the store closes. */
   private constructor(
@@ -98,6 +109,7 @@ export class MongoStore implements StoreAdapter {
     this.audit = { sites, deadlines: options.deadlines ?? parseStageDeadlines(DEFAULT_STAGE_DEADLINES), clock: options.now ?? Date.now }
     this.watch = options.watch ?? false
     this.log = options.log ?? (() => {})
+    this.options = options
   }
 
   /**
@@ -136,16 +148,20 @@ export class MongoStore implements StoreAdapter {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
     const parts = auditParts(db, this.audit)
     const watcher = this.watch ? new AuditWatcher(db, parts.keeper, this.log) : undefined
+    const { configuration: use = 'adopt', instance, notify = () => {}, lost = () => {} } = this.options
     try {
       await watcher?.begin()
-      await reconcileAudits(db, parts.keeper, parts.records, parts.audits)
+      await reconcileAudits(db, parts.keeper, parts.records, parts.audits, { use, ...(instance === undefined ? {} : { instance }), notify })
       if (this.closed()) throw new StoreUnavailableError('MongoDB store is closed')
     } catch (error) {
       await watcher?.close()
       throw error
     }
+    const wanted = { sites: this.sites.names, deadlines: this.audit.deadlines }
+    const lease = use === 'adopt' && instance !== undefined ? new MongoLease(db, instance, wanted, this.audit.clock, () => recordedConfiguration(db), lost) : undefined
+    const closeAll = async () => (await lease?.stop(), close())
     const feeds = { feed: new MongoTransitionFeed(db), verdictFeed: new MongoVerdictFeed(db) }
-    this.connection = { db, close, collections: collectionsOf(db, this.sites, feeds, parts), ...feeds, watcher }
+    this.connection = { db, close: closeAll, collections: collectionsOf(db, this.sites, feeds, parts), ...feeds, watcher }
     watcher?.run()
   }
 

@@ -119,5 +119,16 @@ export const migrations: readonly string[] = [
      seq      INTEGER PRIMARY KEY AUTOINCREMENT,
      event_no INTEGER NOT NULL,
      message  TEXT NOT NULL
+   ) STRICT;`,
+
+  // One configuration per store (store/configuration.ts): settings 'configuration' records the
+  // sites and deadlines the kept audit and output texts are made for, and each serving instance
+  // keeps a lease here, renewed every few seconds and removed when it stops, with its own.
+  `CREATE TABLE instances (
+     id            TEXT PRIMARY KEY,
+     host          TEXT NOT NULL,
+     pid           INTEGER NOT NULL,
+     configuration TEXT NOT NULL,
+     renewed_at    INTEGER NOT NULL
    ) STRICT;`
 ]

@@ -7,6 +7,9 @@ import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
 import { refreshKeptAudits } from './kept-audits-refresh.js'
+import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
+import { SqliteLease } from './instance-lease.js'
+import { settleConfiguration } from './store-configuration.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
 
 const DEFAULT_DEADLINES = parseStageDeadlines(DEFAULT_STAGE_DEADLINES)
@@ -28,21 +31,36 @@ export interface SqliteOptions {
   whenMissing?: WhenMissing
   /** The stage deadlines the kept audit looks with: the defaults unless given. */
   deadlines?: StageDeadlines
+  /** How this process treats the store's configuration (store/configuration.ts); `adopt` unless given. */
+  configuration?: ConfigurationUse
+  /** A serving instance: holds a lease with its configuration while the store is open (not for `:memory:`). */
+  instance?: Instance
+  /** Told when the start changed the store's configuration or made its kept state again. */
+  notify?: (line: string) => void
+  /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
+  lost?: (error: ConfigurationConflictError) => void
 }
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
 export function openSqliteStore(
   path: string,
   sites: Sites,
-  { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES }: SqliteOptions = {}
+  options: SqliteOptions = {}
 ): Store {
+  const { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES } = options
+  const { configuration = 'adopt', notify = () => {}, lost = () => {} } = options
+  const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
+  const wanted = { sites: sites.names, deadlines }
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
   const connect = (creating: WhenMissing = 'refuse') => {
     const db = openDatabase(path, busyTimeoutMs, createDatabase, creating)
     try {
-      refreshOutputTexts(db, sites)
+      const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease)
+      if (changed !== undefined) notify(changed)
+      if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
       const connection = new SqliteConnection(db, sites, { deadlines, now })
-      refreshKeptAudits(db, connection.audits, sites, deadlines)
+      const rebuilt = refresh ? refreshKeptAudits(db, connection.audits, sites, deadlines) : undefined
+      if (rebuilt === 'facts' || rebuilt === 'looks') notify(`The kept audit was made again (${rebuilt === 'facts' ? 'from the records' : 'from the kept facts'}): other settings, or a release that audits otherwise.`)
       return connection
     } catch (error) {
       db.close()
@@ -50,7 +68,10 @@ export function openSqliteStore(
     }
   }
   try {
-    return guardedStore(new SqliteAdapter(connect(whenMissing), path === ':memory:' ? undefined : () => connect(), now))
+    const store = guardedStore(new SqliteAdapter(connect(whenMissing), path === ':memory:' ? undefined : () => connect(), now))
+    if (lease === undefined) return store
+    const held = new SqliteLease(openDatabase(path, busyTimeoutMs, createDatabase, 'refuse'), lease, wanted, lost)
+    return { ...store, close: async () => (held.stop(), store.close()) }
   } catch (error) {
     throw asStoreError(error)
   }

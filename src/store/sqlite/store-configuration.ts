@@ -1,0 +1,104 @@
+import type Database from 'better-sqlite3'
+import {
+  adoptedLine,
+  conflictOf,
+  configurationJson,
+  LEASE_EXPIRES_MS,
+  readConfiguration,
+  sameConfiguration,
+  type ConfigurationUse,
+  type Instance,
+  type StoreConfiguration
+} from '../configuration.js'
+
+/** What a start that adopts holds: its lease, and the clock leases are renewed and judged by (ms). */
+export interface LeaseTaking {
+  instance: Instance
+  now: () => number
+}
+
+/**
+ * The configuration the store records: settings 'configuration', or on a store whose kept audit an
+ * earlier release made, what its signatures say (their sites, and their deadlines). Null when
+ * neither: a store nothing has made an audit in.
+ */
+export function recordedConfiguration(db: Database.Database): StoreConfiguration | null {
+  const read = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
+  const recorded = read.get('configuration')
+  if (recorded !== undefined) return readConfiguration(recorded)
+  const facts = parsed(read.get('kept_audit_facts')) as { sites?: unknown } | null
+  const looks = parsed(read.get('kept_audit_looks')) as { deadlines?: unknown } | null
+  if (facts === null || looks === null) return null
+  return readConfiguration({ sites: facts.sites, deadlines: looks.deadlines ?? looks })
+}
+
+const parsed = (text: string | undefined): unknown => {
+  try {
+    return text === undefined ? null : JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/** Live leases of other instances, with their configurations. */
+function liveLeases(db: Database.Database, now: number, except: string | undefined) {
+  const rows = db
+    .prepare<[number], { id: string; host: string; pid: number; configuration: string }>(
+      'SELECT id, host, pid, configuration FROM instances WHERE renewed_at > ? ORDER BY renewed_at DESC'
+    )
+    .all(now - LEASE_EXPIRES_MS)
+  return rows.filter((row) => row.id !== except)
+}
+
+/**
+ * Settles what the store's configuration is before anything is made from it, as `use` says
+ * (configuration.ts). Throws ConfigurationConflictError to refuse. Resolves to whether the kept
+ * state is to be brought up to date (refreshOutputTexts, refreshKeptAudits) and, when this start
+ * changed the configuration, the line that says so. The check and the lease are one IMMEDIATE
+ * transaction: of two instances starting together, the second sees the first's lease.
+ */
+export function settleConfiguration(
+  db: Database.Database,
+  wanted: StoreConfiguration,
+  use: ConfigurationUse,
+  lease: LeaseTaking | undefined
+): { refresh: boolean; changed?: string } {
+  if (use === 'ignore') return { refresh: false }
+  if (use === 'read') {
+    const recorded = recordedConfiguration(db)
+    const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store', 'sites')
+    if (conflict !== undefined) throw conflict
+    return { refresh: false }
+  }
+  const record = db.prepare<[string]>(
+    `INSERT INTO settings (name, value) VALUES ('configuration', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`
+  )
+  return db
+    .transaction(() => {
+      const recorded = recordedConfiguration(db)
+      if (use === 'write') {
+        const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store')
+        if (conflict !== undefined) throw conflict
+      } else {
+        const now = lease?.now() ?? Date.now()
+        for (const other of liveLeases(db, now, lease?.instance.id)) {
+          const theirs = readConfiguration(other.configuration)
+          const conflict = theirs === null ? undefined : conflictOf(wanted, theirs, other)
+          if (conflict !== undefined) throw conflict
+        }
+        db.prepare<[number]>('DELETE FROM instances WHERE renewed_at <= ?').run(now - LEASE_EXPIRES_MS)
+        if (lease !== undefined) {
+          const { id, host, pid } = lease.instance
+          db.prepare<[string, string, number, string, number]>(
+            `INSERT INTO instances (id, host, pid, configuration, renewed_at) VALUES (?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET configuration = excluded.configuration, renewed_at = excluded.renewed_at`
+          ).run(id, host, pid, configurationJson(wanted), now)
+        }
+      }
+      const stored = db.prepare<[], string>(`SELECT value FROM settings WHERE name = 'configuration'`).pluck().get()
+      if (stored !== configurationJson(wanted)) record.run(configurationJson(wanted))
+      const changed = recorded !== null && !sameConfiguration(wanted, recorded) ? adoptedLine(recorded, wanted) : undefined
+      return changed === undefined ? { refresh: true } : { refresh: true, changed }
+    })
+    .immediate()
+}
