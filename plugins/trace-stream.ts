@@ -1,18 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorResponse, errorResponses, ref, tokenRoute } from '../schemas/common.js'
 import { StreamedTransitionSchema } from '../schemas/history.js'
-import { streamQuerySchema, TransitionMessageSchema, verdictMessageSchema } from '../schemas/stream.js'
+import { streamQuerySchema, TransitionMessageSchema, verdictMessageSchema, verdictsMessageSchema } from '../schemas/stream.js'
 import { verdictChangeSchema, type VerdictChange } from '../schemas/audit.js'
 import { Type } from '@sinclair/typebox'
 import type { FeedTransition } from '../src/domain/records.js'
 import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '../src/infrastructure/event-stream.js'
 import { ResponseSlots } from '../src/infrastructure/response-slots.js'
+import { VerdictBacklog } from '../src/infrastructure/verdict-backlog.js'
 
 export interface TraceStreamOptions {
   /** Time between keep-alive comments: 15 s, shorter in tests. */
   keepAliveMs?: number
-  /** Messages held for a client that is not taking them; one more and it is disconnected. */
+  /** Messages held for a client that is not taking them; one more transition and it is disconnected, one more verdict change and they are folded. */
   queueLimit?: number
+  /** Bytes of folded verdict changes held for a client that is not taking them; beyond, it is disconnected. */
+  backlogBytes?: number
 }
 
 /** Well inside the idle timeouts of common proxies and load balancers (30 to 60 s). */
@@ -23,6 +26,12 @@ export const KEEP_ALIVE_MS = 15_000
  * a few references to buffers other streams hold too.
  */
 export const QUEUE_LIMIT = 1000
+/**
+ * What a stream's folded verdict changes may come to: each event is in it once however often it
+ * changed, so this is the latest change of some 60,000 events, the audit of days, at about 1 KiB
+ * each. The changes are objects every stream shares; a stream's own part is an entry per event.
+ */
+export const BACKLOG_BYTES = 64 * 1024 * 1024
 
 const OPENING = sseComment('stream open')
 const KEEP_ALIVE = sseComment('keep-alive')
@@ -34,14 +43,15 @@ const KEEP_ALIVE = sseComment('keep-alive')
  */
 const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastify, options) => {
   const { config, streamedResponses, transitionHub, verdictHub } = fastify
-  const { keepAliveMs = KEEP_ALIVE_MS, queueLimit = QUEUE_LIMIT } = options
+  const { keepAliveMs = KEEP_ALIVE_MS, queueLimit = QUEUE_LIMIT, backlogBytes = BACKLOG_BYTES } = options
   const slots = new ResponseSlots('live streams', config.MAX_STREAMS, config.MAX_STREAMS_PER_CLIENT)
   const transitionSchema = ref(StreamedTransitionSchema)
   const verdictSchema = ref(verdictChangeSchema(config.TRACER_SITES))
   /** Each transition's message: Fastify compiles the schema's serializer for the first stream and caches it. */
   let message: ((transition: FeedTransition) => string) | undefined
-  /** Each verdict change's message, likewise. */
-  let verdictMessage: ((change: VerdictChange) => string) | undefined
+  /** Each verdict change's JSON, likewise; made once for every stream that writes it, alone or in an `event: verdicts` message. */
+  let verdictData: ((change: VerdictChange) => string) | undefined
+  const verdictMessage = (change: VerdictChange) => sseMessage('verdict', verdictData!(change))
 
   fastify.get(
     '/stream',
@@ -54,10 +64,12 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
           'Every transition (a change of a stored trace value) written through update-trace by any instance sharing the store, ' +
           'and with `verdicts=true` every change of an event’s audit verdict (`event: verdict`, VerdictChange), including stages that turn stuck as their deadline passes, ' +
           'within 2 s of its write, for as long as the connection stays open: from when the stream opens on, with no replay of earlier ones. ' +
+          `A client more than ${queueLimit} messages behind (a burst: a deadline passing for thousands of events at once) gets the verdict changes that came meanwhile ` +
+          'folded into `event: verdicts` messages, each naming up to 500 events once with its latest change, instead of one message per change: a client that reads keeps its stream through any burst. ' +
           '`event_no` and `site` filter; both given, both apply. A comment line every 15 s keeps proxies from closing a quiet stream. ' +
           `At most MAX_STREAMS (${config.MAX_STREAMS}) streams are open at once per instance (503 beyond), and MAX_STREAMS_PER_CLIENT ` +
           `(${config.MAX_STREAMS_PER_CLIENT}) per user and per client address (429 beyond). ` +
-          `A client that falls ${queueLimit} messages behind, or takes nothing for STREAM_STALL_TIMEOUT_S seconds while messages wait, is disconnected. ` +
+          `A client that falls ${queueLimit} transitions, or ${Math.round(backlogBytes / 2 ** 20)} MiB of folded verdict changes, behind, or takes nothing for STREAM_STALL_TIMEOUT_S seconds while messages wait, is disconnected. ` +
           'An access token that expires while its stream is open does not end it. When the service shuts down, the stream ends cleanly.',
         querystring: streamQuerySchema(config.TRACER_SITES),
         response: {
@@ -69,8 +81,8 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
               'them on (a validating proxy such as Prism) holds the stream until it ends.',
             content: {
               'text/event-stream': {
-                schema: Type.Union([TransitionMessageSchema, verdictMessageSchema(config.TRACER_SITES)], {
-                  description: 'A transition message; with `verdicts=true`, also verdict messages.'
+                schema: Type.Union([TransitionMessageSchema, verdictMessageSchema(config.TRACER_SITES), verdictsMessageSchema(config.TRACER_SITES)], {
+                  description: 'A transition message; with `verdicts=true`, also verdict messages, and verdicts messages for a client that fell behind.'
                 })
               }
             }
@@ -90,26 +102,35 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
         const serialize = reply.compileSerializationSchema(transitionSchema) as (transition: FeedTransition) => string
         message = (transition) => sseMessage('transition', serialize(transition))
       }
-      if (verdicts && verdictMessage === undefined) {
+      if (verdicts && verdictData === undefined) {
         const serialize = reply.compileSerializationSchema(verdictSchema) as (change: VerdictChange) => string
-        verdictMessage = (change) => sseMessage('verdict', serialize(change))
+        // Keyed by the change: the hub reads each once and hands the same object to every stream.
+        const made = new WeakMap<VerdictChange, string>()
+        verdictData = (change) => {
+          let data = made.get(change)
+          if (data === undefined) made.set(change, (data = serialize(change)))
+          return data
+        }
       }
       const format = message
-      const formatVerdict = verdictMessage
 
       const dropped = new AbortController()
       const offer = (fragment: StreamFragment, messages = 1) => {
         if (!stream.push(fragment, messages)) dropped.abort(`its client fell ${queueLimit} messages behind`)
       }
-      const stream = new EventStreamSource({
+      const offerVerdicts = (fragment: StreamFragment, messages: number, changes: readonly VerdictChange[]) => {
+        if (!stream.pushFoldable(fragment, messages, changes)) dropped.abort(`its client fell ${Math.round(backlogBytes / 2 ** 20)} MiB of verdict changes behind`)
+      }
+      const stream = new EventStreamSource<VerdictChange>({
         opening: OPENING,
         limit: queueLimit,
+        ...(verdicts ? { backlog: new VerdictBacklog(verdictData!), backlogBytes } : {}),
         // Started when the stream's slot is taken; resolves once the hub knows where the store's feed stands.
         start: async () => {
           const stopListening = await transitionHub.subscribe({ eventNo, site }, offer, format)
           let stopVerdicts = () => {}
           try {
-            if (verdicts) stopVerdicts = await verdictHub.subscribe({ eventNo, site }, offer, formatVerdict!)
+            if (verdicts) stopVerdicts = await verdictHub.subscribe({ eventNo, site }, offerVerdicts, verdictMessage)
           } catch (error) {
             stopListening()
             throw error

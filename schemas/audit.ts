@@ -136,14 +136,24 @@ export const verdictChangeSchema = (sites: Sites) =>
       }),
       audit: Type.Union([ref(auditedEventSchema(sites)), Type.Null()], {
         description: 'The audited event after the change, as `/audit/{event_no}` returns it; null when it left the audit.'
-      })
+      }),
+      left_sites: Type.Optional(
+        Type.Array(StringEnum(sites.names), {
+          minItems: 1,
+          description:
+            'Sites the event stopped asking for baseband data with this change (all it asked, when it left the audit): a stream filtered ' +
+            'by one of them gets this change, so that a page filtered so can drop the event. Absent when it left none.'
+        })
+      )
     },
     {
       $id: 'VerdictChange',
       additionalProperties: false,
       description:
-        'The `data` of an `event: verdict` message of the live stream: an event’s audit verdict changed, or one of its stages ' +
-        'turned stuck as its deadline passed (with no write at all).'
+        'The `data` of an `event: verdict` message of the live stream (and each member of an `event: verdicts` message): an event’s ' +
+        'audit verdict changed, one of its stages turned stuck as its deadline passed (with no write at all), or the sites it asks ' +
+        'for baseband data changed.'
     }
   )
 export type VerdictChange = Static<ReturnType<typeof verdictChangeSchema>>
+export type BecameStuck = Static<ReturnType<typeof becameStuckSchema>>

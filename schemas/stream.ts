@@ -19,8 +19,10 @@ export const streamQuerySchema = (sites: Sites) =>
       Type.Boolean({
         default: false,
         description:
-          'Also carry `event: verdict` messages (VerdictChange): each change of an event’s audit verdict, and each stage that turns stuck ' +
-          'as its deadline passes, within 2 s, with the same filters. Without it the stream carries transitions only.'
+          'Also carry `event: verdict` messages (VerdictChange): each change of an event’s audit verdict, each stage that turns stuck ' +
+          'as its deadline passes, and each change of the sites an event asks, within 2 s, with the same filters (a `site` stream also ' +
+          'hears an event that leaves that site or the audit). A client that falls behind gets the changes that came meanwhile as ' +
+          '`event: verdicts` messages instead, each event once. Without it the stream carries transitions only.'
       })
     )
   })
@@ -50,4 +52,34 @@ export const verdictMessageSchema = (sites: Sites) =>
       data: ref(verdictChangeSchema(sites), { description: 'The `data:` line: one line of JSON.' })
     },
     { description: 'A verdict change, sent only to streams opened with `verdicts=true`; written as a transition message is.' }
+  )
+
+/**
+ * One `event: verdicts` message: the verdict changes that came while the client was behind, each
+ * event once with its changes folded into one, instead of a message per change.
+ */
+export const verdictsMessageSchema = (sites: Sites) =>
+  Type.Object(
+    {
+      event: Type.Literal('verdicts', { description: 'The `event:` line: `verdicts`.' }),
+      data: Type.Object(
+        {
+          changes: Type.Array(ref(verdictChangeSchema(sites)), {
+            minItems: 1,
+            maxItems: 500,
+            description:
+              'One change per event, each event at most once in the message: from the verdict before its first change the client had not ' +
+              'received (`from`) to its latest (`to`, `at`, `audit`), with every stage that turned stuck meanwhile and every site it left.'
+          })
+        },
+        { additionalProperties: false, description: 'The `data:` line: one line of JSON.' }
+      )
+    },
+    {
+      description:
+        'Verdict changes folded for a client that fell behind (more than the stream holds as single messages: a burst such as a ' +
+        'deadline passing for thousands of events at once). Sent only to streams opened with `verdicts=true`, in place of their ' +
+        '`event: verdict` messages while the client catches up; a client that keeps up gets `event: verdict` messages only. ' +
+        'Apply the changes in order, as `verdict` messages: an event named here may change again in a later message.'
+    }
   )

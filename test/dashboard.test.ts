@@ -7,6 +7,7 @@ import './dashboard/page/time-window.js'
 import './dashboard/page/view-url.js'
 import './dashboard/page/session.js'
 import './dashboard/page/stream.js'
+import './dashboard/page/verdict-batches.js'
 import { chromiumInstalled, INSTALL_HINT } from './dashboard/browser.js'
 
 if (chromiumInstalled()) {

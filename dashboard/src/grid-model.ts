@@ -1,4 +1,4 @@
-import type { AuditedEvent, AuditReport, AuditSummary, BasebandCallback, StageStatus, StreamedTransition, Trace } from './api-types.js'
+import type { AuditedEvent, AuditReport, AuditSummary, BasebandCallback, StageStatus, StreamedTransition, Trace, VerdictChange } from './api-types.js'
 import { cellOf, type Cell } from './cells.js'
 import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type Stage } from '../../src/vocabulary.js'
 import type { CellState } from './labels.js'
@@ -84,6 +84,38 @@ export function replaceAudit(
   moved[before] -= 1
   moved[audit.verdict] += 1
   return { rows: next, summary: moved }
+}
+
+/**
+ * Verdict changes from the live stream (a burst of thousands, as one deadline passes for an
+ * outage's backlog), applied at once: each event's audit record replaced by its latest, and the
+ * summary moved, with one copy of the rows however many changes (none when no row changed).
+ * Only a read of the window settles the rest: `left`, an event of the grid left the audit;
+ * `missing`, a change is of an event the grid does not have (new in a window that ends now, or
+ * outside the window).
+ */
+export function applyVerdicts(
+  rows: EventRow[],
+  summary: AuditSummary,
+  changes: readonly VerdictChange[]
+): { rows: EventRow[]; summary: AuditSummary; left: boolean; missing: boolean } {
+  const index = new Map(rows.map((row, at) => [row.audit.event_no, at]))
+  let next: EventRow[] | undefined
+  const moved = { ...summary }
+  let left = false
+  let missing = false
+  for (const change of changes) {
+    const at = index.get(change.event_no)
+    if (at === undefined) missing = true
+    else if (change.audit === null) left = true
+    else {
+      next ??= rows.slice()
+      moved[next[at]!.audit.verdict] -= 1
+      moved[change.audit.verdict] += 1
+      next[at] = { ...next[at]!, audit: change.audit, stale: false }
+    }
+  }
+  return next === undefined ? { rows, summary, left, missing } : { rows: next, summary: moved, left, missing }
 }
 
 /**

@@ -39,26 +39,61 @@ const isVerdictChange = (value: unknown): value is VerdictChange => {
   )
 }
 
+const changesOf = (data: unknown): VerdictChange[] => {
+  const changes = (data as { changes?: unknown } | null)?.changes
+  return Array.isArray(changes) ? changes.filter(isVerdictChange) : []
+}
+
+export interface StreamParserHandlers {
+  onTransition: (transition: StreamedTransition) => void
+  /** The verdict changes that came together, in order: those of `verdict` messages, and each of every `verdicts` message. */
+  onVerdicts?: (changes: VerdictChange[]) => void
+}
+
 /**
  * Reads the bytes of the stream as they come, in chunks cut anywhere: every `event: transition`
- * message whose data is a transition goes to `onTransition`, every `event: verdict` message whose
- * data is a verdict change to `onVerdict`. Keep-alive comments, other events and data of another
- * shape are skipped.
+ * message whose data is a transition goes to `onTransition`; the verdict changes of `event: verdict`
+ * messages and of `event: verdicts` messages (what a client that fell behind gets, several events
+ * each) go to `onVerdicts`, all that follow one another in a chunk at once, so that a burst is
+ * applied in one go rather than change by change. Keep-alive comments, other events and data of
+ * another shape are skipped.
  */
-export function streamParser(handlers: { onTransition: (transition: StreamedTransition) => void; onVerdict?: (change: VerdictChange) => void }) {
-  return createParser({
+export function streamParser(handlers: StreamParserHandlers) {
+  let verdicts: VerdictChange[] = []
+  const flush = () => {
+    if (verdicts.length === 0) return
+    const batch = verdicts
+    verdicts = []
+    handlers.onVerdicts?.(batch)
+  }
+  const parser = createParser({
     onEvent(message) {
-      if (message.event !== 'transition' && message.event !== 'verdict') return
+      if (message.event !== 'transition' && message.event !== 'verdict' && message.event !== 'verdicts') return
       let data: unknown
       try {
         data = JSON.parse(message.data)
       } catch {
         return
       }
-      if (message.event === 'transition' && isTransition(data)) handlers.onTransition(data)
-      if (message.event === 'verdict' && isVerdictChange(data)) handlers.onVerdict?.(data)
+      if (message.event === 'transition' && isTransition(data)) {
+        // The changes before it, first: each event's messages are applied in the order written.
+        flush()
+        handlers.onTransition(data)
+      }
+      if (message.event === 'verdict' && isVerdictChange(data)) verdicts.push(data)
+      if (message.event === 'verdicts') verdicts.push(...changesOf(data))
     }
   })
+  return {
+    feed(chunk: string) {
+      parser.feed(chunk)
+      flush()
+    },
+    reset() {
+      verdicts = []
+      parser.reset()
+    }
+  }
 }
 
 /** The transitions of the stream alone (see streamParser). */
@@ -87,8 +122,11 @@ export interface StreamDeps {
 
 export interface StreamHandlers {
   onTransition: (transition: StreamedTransition) => void
-  /** With it, the stream is opened with `verdicts=true` and each verdict change (a stage turned stuck with no write among them) comes here. */
-  onVerdict?: (change: VerdictChange) => void
+  /**
+   * With it, the stream is opened with `verdicts=true` and the verdict changes (a stage turned stuck
+   * with no write among them) come here, those of one read of the stream together.
+   */
+  onVerdicts?: (changes: VerdictChange[]) => void
   onState: (state: StreamState) => void
   /** Connected (again): transitions written while not connected were missed, so read afresh. */
   onConnected: () => void
@@ -121,12 +159,12 @@ export class TraceStream {
 
   private async run(): Promise<void> {
     const { signal } = this.abort
-    const { onVerdict } = this.handlers
+    const { onVerdicts } = this.handlers
     const parser = streamParser({
       onTransition: (transition) => this.handlers.onTransition(transition),
-      ...(onVerdict === undefined ? {} : { onVerdict: (change: VerdictChange) => onVerdict(change) })
+      ...(onVerdicts === undefined ? {} : { onVerdicts: (changes: VerdictChange[]) => onVerdicts(changes) })
     })
-    const path = onVerdict === undefined ? STREAM_PATH : `${STREAM_PATH}?verdicts=true`
+    const path = onVerdicts === undefined ? STREAM_PATH : `${STREAM_PATH}?verdicts=true`
     for (let attempt = 0; !signal.aborted; ) {
       this.handlers.onState({ kind: 'connecting' })
       let reason: string

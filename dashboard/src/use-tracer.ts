@@ -3,7 +3,7 @@ import { readAudit, readLatency, readWindow } from './api.js'
 import type { AuditSummary, StageLatencyReport, StreamedTransition, VerdictChange } from './api-types.js'
 import { streamDeps } from './browser.js'
 import { ApiError, describe, SessionEnded } from './errors.js'
-import { applyTransition, joinWindow, reapply, replaceAudit, type EventRow } from './grid-model.js'
+import { applyTransition, applyVerdicts, joinWindow, reapply, replaceAudit, type EventRow } from './grid-model.js'
 import type { Session } from './session.js'
 import { TraceStream, type StreamState } from './stream.js'
 import { windowAt, type Window, type WindowChoice } from './time-window.js'
@@ -43,7 +43,8 @@ export interface Tracer {
  * The window's audit, traces and stage latency, kept current: read when the window changes and
  * whenever the live stream (re)connects; each live transition changes its cell at once and has its
  * event's audit record read again, and each verdict change (a stage that turned stuck as its
- * deadline passed, with no write) replaces its event's audit record as it comes, with no read.
+ * deadline passed, with no write) replaces its event's audit record as it comes, with no read:
+ * the changes of one read of the stream together, in one copy of the rows and one render.
  */
 export function useTracer(session: Session, choice: WindowChoice, onSessionEnded: (error: SessionEnded) => void): Tracer {
   const [view, setView] = useState<WindowView | undefined>()
@@ -153,19 +154,16 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   const onTransitionRef = useRef(onTransition)
   onTransitionRef.current = onTransition
 
-  const onVerdict = (change: VerdictChange) => {
+  const onVerdicts = (changes: VerdictChange[]) => {
     const shown = current.current
     if (shown === undefined) return
-    const inGrid = shown.rows.some((row) => row.audit.event_no === change.event_no)
-    if (change.audit === null || !inGrid) {
-      // An event that left the audit, or one the grid does not have yet: the window read decides.
-      if (inGrid || 'preset' in choice) debounce('window', NEW_EVENT_DEBOUNCE_MS, () => void loadRef.current())
-      return
-    }
-    commit({ ...shown, ...replaceAudit(shown.rows, shown.summary, change.audit) })
+    const { rows, summary, left, missing } = applyVerdicts(shown.rows, shown.summary, changes)
+    // An event that left the audit, or one the grid does not have yet: the window read decides.
+    if (left || (missing && 'preset' in choice)) debounce('window', NEW_EVENT_DEBOUNCE_MS, () => void loadRef.current())
+    if (rows !== shown.rows) commit({ ...shown, rows, summary })
   }
-  const onVerdictRef = useRef(onVerdict)
-  onVerdictRef.current = onVerdict
+  const onVerdictsRef = useRef(onVerdicts)
+  onVerdictsRef.current = onVerdicts
 
   useEffect(() => {
     void load()
@@ -185,7 +183,7 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
       streamDeps((path, init) => session.fetch(path, init)),
       {
         onTransition: (transition) => onTransitionRef.current(transition),
-        onVerdict: (change) => onVerdictRef.current(change),
+        onVerdicts: (changes) => onVerdictsRef.current(changes),
         onState: onStreamState,
         onConnected: () => {
           setConnections((count) => count + 1)

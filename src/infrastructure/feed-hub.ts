@@ -2,8 +2,12 @@ import type { FastifyBaseLogger } from 'fastify'
 
 /** What the hub hands each page of its feed to: the live streams' fan-out (stream-fan-out.ts). */
 export interface FeedListener<T> {
-  /** The items of one read, in the order written; must not block (the streams queue them for their clients). */
-  deliver(items: readonly T[]): void
+  /**
+   * The items of one read, in the order written; must not block (the streams queue them for their
+   * clients). A promise holds the next read back until it settles: a backlog is read no faster than
+   * it is handed out.
+   */
+  deliver(items: readonly T[]): void | Promise<void>
 }
 
 export interface FeedHubOptions {
@@ -146,7 +150,7 @@ export class FeedHub<T> {
         polling.failing = false
         this.#log.info(`live streams: reading new ${this.#items} from the store again`)
       }
-      if (page.items.length > 0) this.#fanOut(page.items)
+      if (page.items.length > 0) await this.#fanOut(page.items)
       full = page.items.length >= this.#pageSize
     } catch (error) {
       if (polling.stopped) return
@@ -159,14 +163,18 @@ export class FeedHub<T> {
     this.#next(polling, full ? 0 : this.#pollIntervalMs)
   }
 
-  #fanOut(items: readonly T[]) {
+  async #fanOut(items: readonly T[]) {
+    const handedOut: Promise<void>[] = []
+    const failed = (error: unknown) => this.#log.error({ err: error }, `live streams: a listener failed to take ${this.#items}`)
     for (const listener of this.#listeners) {
       try {
-        listener.deliver(items)
+        const delivered = listener.deliver(items)
+        if (delivered !== undefined) handedOut.push(delivered.catch(failed))
       } catch (error) {
         // One listener's failure is its own: the others still get the items.
-        this.#log.error({ err: error }, `live streams: a listener failed to take ${this.#items}`)
+        failed(error)
       }
     }
+    await Promise.all(handedOut)
   }
 }

@@ -16,10 +16,11 @@ export const transitionPlace = (transition: FeedTransition): ItemPlace => {
 
 /**
  * Where one live stream takes its share of a page: the messages its filter lets through, joined
- * into one buffer that every stream with the same filter shares, and how many messages it holds.
- * Must not block: the stream queues it for its client.
+ * into one buffer that every stream with the same filter shares, how many messages it holds, and
+ * the items they were made of (a stream behind its client may fold those instead). Must not block:
+ * the stream queues it for its client.
  */
-export type StreamSink = (messages: Buffer, count: number) => void
+export type StreamSink<T = FeedTransition> = (messages: Buffer, count: number, items: readonly T[]) => void
 
 const ANY = '*'
 /** Streams handed their part of a page in one turn of the event loop. */
@@ -40,7 +41,7 @@ export class StreamFanOut<T = FeedTransition> {
   #message: ((item: T) => string) | undefined
   readonly #placeOf: (item: T) => ItemPlace
   readonly #onSinkError: (error: unknown) => void
-  readonly #groups = new Map<string, Set<StreamSink>>()
+  readonly #groups = new Map<string, Set<StreamSink<T>>>()
   #streams = 0
   /** Settles once the hub knows where the feed stands; undefined while no stream is open. */
   #listening: Promise<void> | undefined
@@ -67,7 +68,7 @@ export class StreamFanOut<T = FeedTransition> {
    * Resolves, with the function that removes it, once every transition written from then on reaches
    * it; rejects (the stream removed) when the store cannot say where its feed stands.
    */
-  async subscribe(filter: TransitionFilter, sink: StreamSink, message: (item: T) => string): Promise<() => void> {
+  async subscribe(filter: TransitionFilter, sink: StreamSink<T>, message: (item: T) => string): Promise<() => void> {
     this.#message = message
     const key = groupKey(filter.eventNo ?? ANY, filter.site ?? ANY)
     let group = this.#groups.get(key)
@@ -103,7 +104,7 @@ export class StreamFanOut<T = FeedTransition> {
     return listening
   }
 
-  #remove(key: string, sink: StreamSink) {
+  #remove(key: string, sink: StreamSink<T>) {
     const group = this.#groups.get(key)
     if (group?.delete(sink) !== true) return
     if (group.size === 0) this.#groups.delete(key)
@@ -114,32 +115,37 @@ export class StreamFanOut<T = FeedTransition> {
     this.#listening = undefined
   }
 
-  #deliver(items: readonly T[]) {
-    const wanted = new Map<string, string[]>()
+  /** Settles once every stream has been handed its part of the page: the hub reads the next page only then. */
+  #deliver(items: readonly T[]): Promise<void> {
+    const wanted = new Map<string, { messages: string[]; items: T[] }>()
     for (const item of items) {
       const { eventNo, sites } = this.#placeOf(item)
       let message: string | undefined
       for (const key of this.#keysOf(eventNo, sites)) {
         if (!this.#groups.has(key)) continue
         message ??= this.#message!(item)
-        const messages = wanted.get(key)
-        if (messages === undefined) wanted.set(key, [message])
-        else messages.push(message)
+        const part = wanted.get(key)
+        if (part === undefined) {
+          wanted.set(key, { messages: [message], items: [item] })
+        } else {
+          part.messages.push(message)
+          part.items.push(item)
+        }
       }
     }
     const deliveries: (() => void)[] = []
-    for (const [key, messages] of wanted) {
-      const buffer = Buffer.from(messages.join(''))
-      for (const sink of this.#groups.get(key) ?? []) deliveries.push(() => sink(buffer, messages.length))
+    for (const [key, part] of wanted) {
+      const buffer = Buffer.from(part.messages.join(''))
+      for (const sink of this.#groups.get(key) ?? []) deliveries.push(() => sink(buffer, part.messages.length, part.items))
     }
-    this.#run(deliveries, 0)
+    return new Promise((resolve) => this.#run(deliveries, 0, resolve))
   }
 
   /**
    * Hands a page to its streams SLICE at a time, a turn of the event loop between slices: each is
    * a socket write, and a thousand of them at once would keep the requests waiting behind them.
    */
-  #run(deliveries: (() => void)[], from: number) {
+  #run(deliveries: (() => void)[], from: number, done: () => void) {
     const end = Math.min(from + SLICE, deliveries.length)
     for (let index = from; index < end; index++) {
       try {
@@ -149,7 +155,8 @@ export class StreamFanOut<T = FeedTransition> {
         this.#onSinkError(error)
       }
     }
-    if (end < deliveries.length) setImmediate(() => this.#run(deliveries, end))
+    if (end < deliveries.length) setImmediate(() => this.#run(deliveries, end, done))
+    else done()
   }
 
   /** The groups an item may belong to: every event or its own, every site or each of its own. */

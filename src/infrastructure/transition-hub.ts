@@ -17,8 +17,19 @@ declare module 'fastify' {
   }
 }
 
-/** A verdict change is at the sites its event asked for (none once it has left the audit). */
-const verdictPlace = (change: VerdictChange): ItemPlace => ({ eventNo: change.event_no, sites: change.audit?.sites ?? [] })
+/**
+ * A verdict change is at the sites its event asks for now and at those it left, so that a stream
+ * filtered by a site hears an event leave it. An event that left the audit without saying which
+ * sites it asked (a change recorded by an older version) is at every site: a filtered page that
+ * does not show it ignores the change.
+ */
+export const verdictPlace =
+  (sites: readonly string[]) =>
+  (change: VerdictChange): ItemPlace => {
+    const asked = change.audit?.sites ?? []
+    if (change.left_sites !== undefined) return { eventNo: change.event_no, sites: [...asked, ...change.left_sites] }
+    return { eventNo: change.event_no, sites: change.audit === null ? sites : asked }
+  }
 
 export type TransitionListener = FeedListener<FeedTransition>
 export type TransitionHubOptions = FeedHubOptions
@@ -45,7 +56,7 @@ async function transitionHub(fastify: FastifyInstance, options: TransitionHubOpt
   const verdictFanOut = new StreamFanOut(
     verdictHub,
     (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take verdict changes'),
-    verdictPlace
+    verdictPlace(fastify.config.TRACER_SITES.names)
   )
   fastify.decorate('verdictHub', verdictFanOut)
   fastify.addHook('onClose', async () => {
@@ -57,5 +68,5 @@ async function transitionHub(fastify: FastifyInstance, options: TransitionHubOpt
 export default fp(transitionHub, {
   name: 'transition-hub',
   fastify: '5.x',
-  decorators: { fastify: ['store'] }
+  decorators: { fastify: ['store', 'config'] }
 })

@@ -54,15 +54,20 @@ export const sameLook = (a: KeptLook, b: KeptLook) =>
   a.verdict === b.verdict && a.due_at === b.due_at && a.stuck.length === b.stuck.length && a.stuck.every((key, index) => key === b.stuck[index])
 
 /**
- * What the live stream says of a look that replaced `before`: a change of verdict, or stages newly
- * stuck. Null when neither: a write that moved nothing the audit reports says nothing.
+ * What the live stream says of a look that replaced `before`: a change of verdict, stages newly
+ * stuck, or (when the caller knows the sites the event asked before, `sitesBefore`) a change of
+ * its requested sites, so that a stream filtered by a site hears an event leave or enter it.
+ * Null when none: a write that moved nothing the audit reports says nothing.
  */
-export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings): VerdictChange | null {
+export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings, sitesBefore?: readonly string[]): VerdictChange | null {
   const known = new Set(before.stuck)
   const newlyStuck = after.audit?.findings.filter((found) => found.rule === 'stuck' && !known.has(stuckKey(found.site, found.stage))) ?? []
-  if (before.verdict === after.look.verdict && newlyStuck.length === 0) return null
+  const sitesAfter = after.audit?.sites ?? []
+  const left = sitesBefore?.filter((site) => !sitesAfter.includes(site)) ?? []
+  const sitesMoved = sitesBefore !== undefined && (left.length > 0 || sitesAfter.length !== sitesBefore.length)
+  if (before.verdict === after.look.verdict && newlyStuck.length === 0 && !sitesMoved) return null
   const event = facts.event
-  return {
+  const change: VerdictChange = {
     event_no: facts.event_no,
     from: before.verdict,
     to: after.look.verdict,
@@ -74,6 +79,8 @@ export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, s
     })),
     audit: after.audit === null || event === null ? null : auditedEventRecord({ event_no: facts.event_no, ...event }, after.audit)
   }
+  if (left.length > 0) change.left_sites = left
+  return change
 }
 
 // What looks are made under (the deadlines, and a digest of this code's rules and forms): signature.ts.
