@@ -224,6 +224,21 @@ export interface AuditCollection {
    * with a verdict change when the look changed) and reported. `last`: where the next page starts, null at the end.
    */
   verify(after: number, limit: number, now: number): Promise<{ checked: number; mismatches: AuditMismatch[]; last: number | null }>
+  /**
+   * Events written by a program other than this service (another program, an older version),
+   * noticed by the store as they were written: at most `limit`, oldest first, and `upTo`, the
+   * position to pass to `unmark` once they are looked at again. A store whose own watch keeps the
+   * audit after such writes (MongoDB's change streams) has none.
+   */
+  marked(limit: number): Promise<AuditMarks>
+  /** Forgets the marks read up to `upTo`; a mark made since that read is kept. */
+  unmark(upTo: number): Promise<void>
+}
+
+/** Marked events, oldest first, and the highest mark position read (0 when none). */
+export interface AuditMarks {
+  eventNos: number[]
+  upTo: number
 }
 
 /** Every verdict change recorded through any instance sharing the store, in the order written; positions as in TransitionFeed. */

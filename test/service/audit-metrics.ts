@@ -17,6 +17,8 @@ function countingWindowReads(store: Store) {
     due: (now, limit) => store.audits.due(now, limit),
     settle: (eventNos, now) => store.audits.settle(eventNos, now),
     verify: (after, limit, now) => store.audits.verify(after, limit, now),
+    marked: (limit) => store.audits.marked(limit),
+    unmark: (upTo) => store.audits.unmark(upTo),
     windowPage: (window, after, limit) => {
       reads.window++
       return store.audits.windowPage(window, after, limit)

@@ -2,8 +2,9 @@ import type { Collection, Db, Document } from 'mongodb'
 import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { toEvent } from './events.js'
-import { COLLECTIONS } from './indexes.js'
+import { COLLECTIONS, HEARTBEAT_KINDS } from './indexes.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
+import type { Sites } from '../../vocabulary.js'
 
 /** Everything stored of one event as factsOf reads it, and whether anything is stored at all. */
 export interface StoredRecords extends EventRecords {
@@ -13,18 +14,19 @@ export interface StoredRecords extends EventRecords {
   any: boolean
 }
 
-/** Of a heartbeat, only what applyHeartbeat reads: an event may have thousands, each read again at every write. */
-const HEARTBEAT_FACTS = {
-  projection: { _id: 0, event_no: 1, heartbeat_id: 1, site: 1, 'sent.error': 1, 'received.finished_time': 1, 'received.total_data_files': 1 }
-} as const
+/** Of a heartbeat, only what applyHeartbeat reads. */
+const HEARTBEAT_FACTS = { _id: 0, event_no: 1, heartbeat_id: 1, site: 1, 'sent.error': 1, 'received.finished_time': 1, 'received.total_data_files': 1 } as const
 
 const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], heartbeats: [], transitions: [], any: false })
 
 /**
- * Reads the records of events to make their facts from: the event, the trace with its history,
- * the datatrail members and the heartbeats, with one query each (by event_no, on the event_no
- * indexes). Not one snapshot: each document is read as it stands, which is why a write recomputes
- * after it lands (see audit-keeper.ts).
+ * Reads the records of events to make their facts from, a bounded number of documents however
+ * many an event has: the event, the trace with its history, the datatrail members (by event_no,
+ * on the event_no indexes), and of each configured site the newest finished heartbeat and the
+ * newest reporting an error (HEARTBEAT_KINDS): the only heartbeats factsOf keeps anything of, so
+ * it makes the same facts of these as of all. The history is a field of the trace document, so it
+ * comes with it. Not one snapshot: each document is read as it stands, which is why a write
+ * recomputes after it lands (see audit-keeper.ts).
  */
 export class AuditRecords {
   private readonly events: Collection
@@ -33,7 +35,10 @@ export class AuditRecords {
   private readonly heartbeats: Collection
   private readonly audits: Collection
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly sites: Sites
+  ) {
     this.events = db.collection(COLLECTIONS.events)
     this.traces = db.collection(COLLECTIONS.trace)
     this.datatrail = db.collection(COLLECTIONS.datatrail)
@@ -56,7 +61,7 @@ export class AuditRecords {
       one(this.events),
       one(this.traces),
       this.datatrail.find(filter, { ...WITHOUT_ID, sort: { event_no: 1, member: 1 } }).toArray(),
-      this.heartbeats.find(filter, { ...HEARTBEAT_FACTS, sort: { event_no: 1, heartbeat_id: 1 } }).toArray()
+      Promise.all(eventNos.map((eventNo) => this.newestHeartbeats(eventNo))).then((found) => found.flat())
     ])
     const of = (document: Document) => records.get(numberIn(document.event_no, Number.NaN))
     for (const document of events) {
@@ -87,6 +92,18 @@ export class AuditRecords {
       item.any = true
     }
     return records
+  }
+
+  /** Of each configured site, the newest heartbeat of each kind, in heartbeat_id order (one heartbeat of both kinds once). */
+  private async newestHeartbeats(eventNo: number): Promise<Document[]> {
+    const queries = this.sites.names.flatMap((site) =>
+      Object.values(HEARTBEAT_KINDS).map((kind) =>
+        this.heartbeats.find({ event_no: eventNo, site, ...kind }, { projection: HEARTBEAT_FACTS, sort: { heartbeat_id: -1 }, limit: 1 }).toArray()
+      )
+    )
+    const byId = new Map<number, Document>()
+    for (const document of (await Promise.all(queries)).flat()) byId.set(numberIn(document.heartbeat_id, Number.NaN), document)
+    return [...byId.entries()].sort(([a], [b]) => a - b).map(([, document]) => document)
   }
 
   /**

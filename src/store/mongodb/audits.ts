@@ -4,7 +4,7 @@ import type { VerdictChange } from '../../../schemas/audit.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
-import type { AuditCollection, AuditMismatch, KeptAudit } from '../port.js'
+import type { AuditCollection, AuditMarks, AuditMismatch, KeptAudit } from '../port.js'
 import { keptAudit } from './audit-documents.js'
 import type { KeptReport } from '../../domain/audit/kept-report.js'
 import type { AuditKeeper } from './audit-keeper.js'
@@ -94,4 +94,11 @@ export class MongoAudits implements Adapter<AuditCollection> {
     )
     return { checked: eventNos.length, mismatches, last: eventNos.length < limit ? null : eventNos.at(-1)! }
   }
+
+  /** Nothing is marked: the change-stream watcher (audit-watcher.ts) keeps the audit after other programs' writes already. */
+  async marked(_limit: number): Promise<AuditMarks> {
+    return { eventNos: [], upTo: 0 }
+  }
+
+  async unmark(_upTo: number): Promise<void> {}
 }

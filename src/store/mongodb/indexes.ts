@@ -15,6 +15,17 @@ export const COLLECTIONS = {
 } as const
 
 /**
+ * The heartbeats of a site that an event's facts keep one of, the newest (audit-records.ts): those
+ * finished (a finish time in text, as the service writes it) and those reporting an error
+ * (non-empty text; `$gt` compares text with text only). Each is the filter of a partial index
+ * below, so the newest of a kind is one seek.
+ */
+export const HEARTBEAT_KINDS = {
+  finished: { 'received.finished_time': { $type: 'string' } },
+  erring: { 'sent.error': { $gt: '' } }
+} as const
+
+/**
  * Every index the store relies on, by collection. The unique ones make upserts by key safe and keep
  * one document per key; the others make each query an index range scan in the order it returns.
  * Default names (`event_no_1`, ...), so an index the pipeline created already is the same index.
@@ -33,7 +44,12 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   datatrail: [{ key: { event_no: 1, member: 1 }, unique: true }],
   heartbeats: [
     { key: { heartbeat_id: 1 }, unique: true },
-    { key: { event_no: 1, heartbeat_id: 1 } }
+    { key: { event_no: 1, heartbeat_id: 1 } },
+    // An event's facts (audit-records.ts): of each site, the newest finished heartbeat and the newest
+    // reporting an error, one seek each. Partial: only the heartbeats of that kind are in each, so
+    // neither is searched past others however many an event has.
+    { key: { event_no: 1, site: 1, heartbeat_id: 1 }, name: 'heartbeats_finished', partialFilterExpression: HEARTBEAT_KINDS.finished },
+    { key: { site: 1, event_no: 1, heartbeat_id: 1 }, name: 'heartbeats_erring', partialFilterExpression: HEARTBEAT_KINDS.erring }
   ],
   audit: [
     { key: { event_no: 1 }, unique: true },

@@ -58,7 +58,7 @@ interface Connection {
 
 /** The parts of the kept audit one connection uses. */
 function auditParts(db: Db, config: AuditConfig) {
-  const records = new AuditRecords(db)
+  const records = new AuditRecords(db, config.sites)
   const keeper = new AuditKeeper(db, records, config)
   return { records, keeper, audits: new MongoAudits(db, keeper, records) }
 }

@@ -10,8 +10,9 @@ import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { AuditCollection, AuditMismatch, KeptAudit } from '../port.js'
+import type { AuditCollection, AuditMarks, AuditMismatch, KeptAudit } from '../port.js'
 import type { EventRecordsReader } from './event-records.js'
+import type { SqliteAuditMarks } from './audit-marks.js'
 
 interface AuditRow {
   event_no: number
@@ -65,7 +66,8 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     private readonly sites: Sites,
     private readonly deadlines: StageDeadlines,
     private readonly clock: () => number,
-    private readonly records: EventRecordsReader
+    private readonly records: EventRecordsReader,
+    private readonly marks: SqliteAuditMarks
   ) {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
@@ -90,6 +92,15 @@ export class SqliteAudits implements Adapter<AuditCollection> {
       ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck()
     }
+  }
+
+  /** Events other programs wrote (audit-marks.ts); the service's own writes keep the audit in their transaction and leave none. */
+  marked(limit: number): AuditMarks {
+    return this.marks.marked(limit)
+  }
+
+  unmark(upTo: number): void {
+    this.marks.unmark(upTo)
   }
 
   settings(now = this.clock()): AuditSettings {

@@ -3,6 +3,7 @@ import type { Sites } from '../../vocabulary.js'
 import type { AdapterCollections } from '../guarded-store.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import { SqliteAudits } from './audits.js'
+import { SqliteAuditMarks } from './audit-marks.js'
 import { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
 import { SqliteVerdictFeed } from './verdict-feed.js'
@@ -45,7 +46,7 @@ export class SqliteConnection {
     sites: Sites,
     audit: KeptAuditSettings
   ) {
-    const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db)))
+    const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db, sites), new SqliteAuditMarks(db)))
     const tables = {
       events: new SqliteEvents(db, sites, audits),
       traces: new SqliteTraces(db, sites, audits),

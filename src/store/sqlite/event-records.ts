@@ -1,38 +1,87 @@
 import type Database from 'better-sqlite3'
 import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import type { EventRecord, TraceRecord } from '../../domain/records.js'
+import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './events.js'
 
-/** A list of event numbers as one parameter: `IN (SELECT value FROM json_each(?))`. */
+/** A list as one parameter: `IN (SELECT value FROM json_each(?))`. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))'
 
 const LISTED = 'SELECT event_no FROM events WHERE baseband_requested = 1 AND event_no > @after'
 const KEPT = 'SELECT event_no FROM audits WHERE event_no > @after'
 
 /**
- * Every record of several events at once, in a few indexed scans: what the kept audit is made
- * from when it is built or checked (never on the path of an ordinary write).
+ * What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts
+ * checks their query plans). Parameters are JSON arrays: the events, and the configured sites, their
+ * datatrail members or the audited keys. The heartbeats and first completions are seeks on the
+ * partial indexes on finished_site, erring_site and completions (migrations.ts).
+ */
+export const BOUNDED_READS = {
+  events: `SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`,
+  traces: `SELECT event_no, doc FROM traces WHERE event_no ${IN_LIST}`,
+  datatrail: `SELECT event_no, member, doc FROM datatrail WHERE event_no ${IN_LIST} AND member ${IN_LIST} ORDER BY event_no, member`,
+  heartbeats: `SELECT event_no, doc FROM heartbeats WHERE heartbeat_id IN (
+      SELECT (SELECT heartbeat_id FROM heartbeats WHERE event_no = e.value AND finished_site = s.value ORDER BY heartbeat_id DESC LIMIT 1)
+        FROM json_each(@events) AS e, json_each(@sites) AS s
+      UNION
+      SELECT (SELECT heartbeat_id FROM heartbeats WHERE event_no = e.value AND erring_site = s.value ORDER BY heartbeat_id DESC LIMIT 1)
+        FROM json_each(@events) AS e, json_each(@sites) AS s)
+    ORDER BY event_no, heartbeat_id`,
+  firstCompletions: `SELECT e.value AS event_no, k.value AS key,
+      (SELECT at FROM transitions WHERE event_no = e.value AND key = k.value AND "to" = 'complete' ORDER BY at LIMIT 1) AS at
+    FROM json_each(@events) AS e, json_each(@keys) AS k`
+} as const
+
+/** Every record of the events, as stored: the reference the bounded read is held to in tests, and costly for an event with a long history. */
+const FULL_READS = {
+  datatrail: `SELECT event_no, member, doc FROM datatrail WHERE event_no ${IN_LIST} ORDER BY event_no, member`,
+  heartbeats: `SELECT event_no, doc FROM heartbeats WHERE event_no ${IN_LIST} ORDER BY event_no, heartbeat_id`,
+  transitions: `SELECT event_no, key, "to", at FROM transitions WHERE event_no ${IN_LIST} ORDER BY event_no, at, seq`
+} as const
+
+type Row<T> = T & { event_no: number }
+
+interface Gathered {
+  event: EventRecord | null
+  trace: TraceRecord | null
+  datatrail: EventRecords['datatrail'][number][]
+  heartbeats: { heartbeat: Record<string, unknown> }[]
+  transitions: EventRecords['transitions'][number][]
+}
+
+/**
+ * The records of events that their facts are made from (kept-facts.ts), read with a bounded number
+ * of index searches however many heartbeats and transitions an event has: its event, trace and
+ * datatrail members of the configured sites; of each configured site, the finished heartbeat with
+ * the highest heartbeat_id and the one with the highest among those reporting an error; of each
+ * audited key, its first transition to `complete`. That is a subset of its records which factsOf
+ * reduces to the same facts as all of them, since what it keeps of the heartbeats and history is
+ * exactly these maxima and minima. (A heartbeat is ordered by its row's heartbeat_id, which the
+ * service writes equal to the document's.) Never on the path of an ordinary write.
  */
 export class EventRecordsReader {
   private readonly statements
+  private readonly lists: { sites: string; members: string; keys: string }
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, sites: Sites) {
     const numbers = (select: string) => db.prepare<{ after: number; limit: number }, number>(`SELECT event_no FROM (${select}) ORDER BY event_no LIMIT @limit`).pluck()
+    this.lists = {
+      sites: JSON.stringify(sites.names),
+      members: JSON.stringify(sites.names.map((site) => sites.basebandKeyOf(site))),
+      keys: JSON.stringify([CLASSIFICATION_KEY, ...sites.names.flatMap((site) => STAGES.map((stage) => stageKey(stage, site)))])
+    }
     this.statements = {
       listed: numbers(LISTED),
       kept: numbers(KEPT),
       listedOrKept: numbers(`${LISTED} UNION ${KEPT}`),
-      events: db.prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`),
-      traces: db.prepare<[string], { event_no: number; doc: string }>(`SELECT event_no, doc FROM traces WHERE event_no ${IN_LIST}`),
-      datatrail: db.prepare<[string], { event_no: number; member: string; doc: string }>(
-        `SELECT event_no, member, doc FROM datatrail WHERE event_no ${IN_LIST} ORDER BY event_no, member`
-      ),
-      heartbeats: db.prepare<[string], { event_no: number; doc: string }>(
-        `SELECT event_no, doc FROM heartbeats WHERE event_no ${IN_LIST} ORDER BY event_no, heartbeat_id`
-      ),
-      transitions: db.prepare<[string], { event_no: number; key: string; to: string; at: number }>(
-        `SELECT event_no, key, "to", at FROM transitions WHERE event_no ${IN_LIST} ORDER BY event_no, at, seq`
-      )
+      events: db.prepare<[string], EventRow>(BOUNDED_READS.events),
+      traces: db.prepare<[string], Row<{ doc: string }>>(BOUNDED_READS.traces),
+      datatrail: db.prepare<[string, string], Row<{ member: string; doc: string }>>(BOUNDED_READS.datatrail),
+      heartbeats: db.prepare<{ events: string; sites: string }, Row<{ doc: string }>>(BOUNDED_READS.heartbeats),
+      firstCompletions: db.prepare<{ events: string; keys: string }, Row<{ key: string; at: number | null }>>(BOUNDED_READS.firstCompletions),
+      allDatatrail: db.prepare<[string], Row<{ member: string; doc: string }>>(FULL_READS.datatrail),
+      allHeartbeats: db.prepare<[string], Row<{ doc: string }>>(FULL_READS.heartbeats),
+      allTransitions: db.prepare<[string], Row<{ key: string; to: string; at: number }>>(FULL_READS.transitions)
     }
   }
 
@@ -51,19 +100,41 @@ export class EventRecordsReader {
     return this.statements.listedOrKept.all({ after, limit })
   }
 
-  /** The records of each event, in the order given; the caller's transaction makes them one snapshot. */
+  /** What factsOf needs of each event's records (see the class comment), in the order given; the caller's transaction makes them one snapshot. */
   of(eventNos: readonly number[]): Map<number, EventRecords> {
-    const records = new Map<number, { event: EventRecord | null; trace: TraceRecord | null; datatrail: EventRecords['datatrail'][number][]; heartbeats: { heartbeat: Record<string, unknown> }[]; transitions: EventRecords['transitions'][number][] }>()
+    const { records, list } = this.gather(eventNos)
+    if (list === null) return records
+    const { statements, lists } = this
+    for (const row of statements.datatrail.all(list, lists.members)) records.get(row.event_no)!.datatrail.push(memberOf(row))
+    for (const row of statements.heartbeats.all({ events: list, sites: lists.sites })) records.get(row.event_no)!.heartbeats.push(heartbeatOf(row))
+    for (const row of statements.firstCompletions.all({ events: list, keys: lists.keys })) {
+      if (row.at !== null) records.get(row.event_no)!.transitions.push({ key: row.key, to: 'complete', at: row.at })
+    }
+    return records
+  }
+
+  /** Every record of each event, as `of` read them before it was bounded: the reference `of` must reduce like (tests only). */
+  everythingOf(eventNos: readonly number[]): Map<number, EventRecords> {
+    const { records, list } = this.gather(eventNos)
+    if (list === null) return records
+    const { statements } = this
+    for (const row of statements.allDatatrail.all(list)) records.get(row.event_no)!.datatrail.push(memberOf(row))
+    for (const row of statements.allHeartbeats.all(list)) records.get(row.event_no)!.heartbeats.push(heartbeatOf(row))
+    for (const row of statements.allTransitions.all(list)) records.get(row.event_no)!.transitions.push({ key: row.key, to: row.to, at: row.at })
+    return records
+  }
+
+  /** The event and trace of each event (one row each), and the list parameter for the other reads; null when there are no events. */
+  private gather(eventNos: readonly number[]): { records: Map<number, Gathered>; list: string | null } {
+    const records = new Map<number, Gathered>()
     for (const eventNo of eventNos) records.set(eventNo, { event: null, trace: null, datatrail: [], heartbeats: [], transitions: [] })
-    if (eventNos.length === 0) return records
+    if (eventNos.length === 0) return { records, list: null }
     const list = JSON.stringify(eventNos)
     for (const row of this.statements.events.all(list)) records.get(row.event_no)!.event = toEvent(row)
     for (const row of this.statements.traces.all(list)) records.get(row.event_no)!.trace = JSON.parse(row.doc) as TraceRecord
-    for (const row of this.statements.datatrail.all(list)) {
-      records.get(row.event_no)!.datatrail.push({ member: row.member, value: JSON.parse(row.doc) as Record<string, unknown> })
-    }
-    for (const row of this.statements.heartbeats.all(list)) records.get(row.event_no)!.heartbeats.push({ heartbeat: JSON.parse(row.doc) as Record<string, unknown> })
-    for (const row of this.statements.transitions.all(list)) records.get(row.event_no)!.transitions.push({ key: row.key, to: row.to, at: row.at })
-    return records
+    return { records, list }
   }
 }
+
+const memberOf = (row: { member: string; doc: string }) => ({ member: row.member, value: JSON.parse(row.doc) as Record<string, unknown> })
+const heartbeatOf = (row: { doc: string }) => ({ heartbeat: JSON.parse(row.doc) as Record<string, unknown> })

@@ -130,5 +130,57 @@ export const migrations: readonly string[] = [
      pid           INTEGER NOT NULL,
      configuration TEXT NOT NULL,
      renewed_at    INTEGER NOT NULL
-   ) STRICT;`
+   ) STRICT;`,
+
+  // Bounded reads of an event's facts (event-records.ts): for each configured site, the newest
+  // finished heartbeat and the newest with an error, and for each audited key its first
+  // completion, are one index seek each however many records the event has. The generated
+  // columns say what heartbeatOutput would (json_valid first: a document another program wrote
+  // that is not JSON then counts as neither, where json_extract would refuse every write of the row).
+  // The partial indexes hold only the few rows that qualify, so most writes add no index entry.
+  //
+  // Writes the service did not make are marked (audit-marks.ts): a trigger on each record table
+  // notes the event in audit_marks in the writer's own transaction, for the service to look at
+  // again within seconds. The service's own connections drop their marks (a TEMP trigger), since
+  // they keep the audit in the same transaction. One mark per event: a newer mark replaces the
+  // older, so a mark made after a read has a seq beyond it.
+  `ALTER TABLE heartbeats ADD COLUMN finished_site TEXT GENERATED ALWAYS AS (
+     CASE WHEN json_valid(doc) AND json_type(doc, '$.site') = 'text' AND json_type(doc, '$.received.finished_time') = 'text'
+          THEN json_extract(doc, '$.site') END) VIRTUAL;
+   ALTER TABLE heartbeats ADD COLUMN erring_site TEXT GENERATED ALWAYS AS (
+     CASE WHEN json_valid(doc) AND json_type(doc, '$.site') = 'text' AND json_type(doc, '$.sent.error') <> 'null'
+               AND json_extract(doc, '$.sent.error') IS NOT ''
+          THEN json_extract(doc, '$.site') END) VIRTUAL;
+   CREATE INDEX heartbeats_finished ON heartbeats (event_no, finished_site, heartbeat_id) WHERE finished_site IS NOT NULL;
+   CREATE INDEX heartbeats_erring ON heartbeats (event_no, erring_site, heartbeat_id) WHERE erring_site IS NOT NULL;
+   CREATE INDEX transitions_completions ON transitions (event_no, key, at) WHERE "to" = 'complete';
+
+   CREATE TABLE audit_marks (
+     seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+     event_no INTEGER NOT NULL
+   ) STRICT;
+   CREATE INDEX audit_marks_by_event ON audit_marks (event_no);
+   CREATE TRIGGER audit_marks_newest AFTER INSERT ON audit_marks BEGIN
+     DELETE FROM audit_marks WHERE event_no = new.event_no AND seq < new.seq;
+   END;
+   CREATE TRIGGER events_marked_insert AFTER INSERT ON events BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER events_marked_update AFTER UPDATE OF event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested ON events
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
+   CREATE TRIGGER events_marked_delete AFTER DELETE ON events BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   CREATE TRIGGER traces_marked_insert AFTER INSERT ON traces BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER traces_marked_update AFTER UPDATE OF event_no, doc ON traces
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
+   CREATE TRIGGER traces_marked_delete AFTER DELETE ON traces BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   CREATE TRIGGER datatrail_marked_insert AFTER INSERT ON datatrail BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER datatrail_marked_update AFTER UPDATE OF event_no, member, doc ON datatrail
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
+   CREATE TRIGGER datatrail_marked_delete AFTER DELETE ON datatrail BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   CREATE TRIGGER heartbeats_marked_insert AFTER INSERT ON heartbeats BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER heartbeats_marked_update AFTER UPDATE OF heartbeat_id, event_no, doc ON heartbeats
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
+   CREATE TRIGGER heartbeats_marked_delete AFTER DELETE ON heartbeats BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   CREATE TRIGGER transitions_marked_insert AFTER INSERT ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER transitions_marked_update AFTER UPDATE OF event_no, key, "to", at ON transitions
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
+   CREATE TRIGGER transitions_marked_delete AFTER DELETE ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`
 ]

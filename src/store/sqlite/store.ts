@@ -3,6 +3,7 @@ import type { Sites } from '../../vocabulary.js'
 import { guardedStore, type StoreAdapter } from '../guarded-store.js'
 import { StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
+import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
@@ -55,6 +56,7 @@ export function openSqliteStore(
   const connect = (creating: WhenMissing = 'refuse') => {
     const db = openDatabase(path, busyTimeoutMs, createDatabase, creating)
     try {
+      dropOwnMarks(db)
       const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease)
       if (changed !== undefined) notify(changed)
       if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')

@@ -24,7 +24,7 @@ export class Indexes {
   /** Adds the indexes not there yet, refusing a unique one the stored documents already break. */
   create(descriptions: IndexDescription[], documents: Document[]): string[] {
     return descriptions.map((description) => {
-      const unknownOptions = Object.keys(description).filter((option) => !['key', 'unique', 'name'].includes(option))
+      const unknownOptions = Object.keys(description).filter((option) => !['key', 'unique', 'name', 'partialFilterExpression'].includes(option))
       if (unknownOptions.length > 0) throw new Error(`The mingo engine does not support index options ${unknownOptions.join(', ')}`)
       const key = description.key as Record<string, number>
       const fields = Object.keys(key)
