@@ -1,7 +1,7 @@
 import type { AuditedEvent } from '../../../schemas/audit.js'
 import type { EventRecord } from '../records.js'
 import { toIsoUtc } from '../time-window.js'
-import type { EventAudit } from './audit-event.js'
+import type { EventAudit } from './audit-settings.js'
 
 /** The wire record of an audited event. */
 export function auditedEventRecord(

@@ -1,13 +1,12 @@
 import type { AuditFinding, AuditVerdict } from '../../../schemas/audit.js'
-import { CLASSIFICATION_STAGE, STAGES, type PipelineStage, type Sites } from '../../vocabulary.js'
+import type { Sites } from '../../vocabulary.js'
 import { auditedEventRecord } from './audited-event.js'
-import type { AuditSettings, EventAudit } from './audit-event.js'
-import { contradictionFindings } from './audit-event.js'
-import { details } from './details.js'
+import type { AuditSettings, EventAudit } from './audit-settings.js'
+import { contradictionFindings } from './contradictions.js'
 import type { KeptEvent, KeptFacts } from './kept-facts.js'
 import { findingOrder } from './order.js'
-import { finding } from './rules.js'
 import { eventFacts, everyStageComplete } from './site-facts.js'
+import { pendingStages, stuckFindings, type PendingStage } from './stuck.js'
 import { verdictOf } from './verdict.js'
 
 /**
@@ -24,35 +23,43 @@ export interface KeptReport {
   /** Every finding but `stuck`, in the audit's order. */
   contradictions: AuditFinding[]
   /** The audited stages still incomplete: site (null for the classification) and stage. */
-  pending: [site: string | null, stage: PipelineStage][]
+  pending: PendingStage[]
   /** Every audited stage is complete. */
   complete: boolean
+}
+
+/** The part of a report that the rules make from the facts. */
+export type ReportBody = Pick<KeptReport, 'sites' | 'contradictions' | 'pending' | 'complete'>
+
+/** What the rules find in the facts of the sites `event` asked for, but `stuck`, which waits for a clock. */
+export function reportBody(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested'>, sites: Sites): ReportBody {
+  const audited = eventFacts(facts, event, sites)
+  return {
+    sites: event.requested,
+    contradictions: contradictionFindings(audited, event.timestamp).sort(findingOrder(sites.names)),
+    pending: pendingStages(audited),
+    complete: everyStageComplete(audited)
+  }
 }
 
 /** The report of kept facts; null for an event that is not in the audit (not written, or asking for no baseband data). */
 export function reportOf(facts: KeptFacts, sites: Sites): KeptReport | null {
   const event = facts.event
   if (event === null || !event.listed) return null
-  const audited = eventFacts(facts, event, sites)
-  const pending: KeptReport['pending'] = []
-  if (audited.classification === 'incomplete') pending.push([null, CLASSIFICATION_STAGE])
-  for (const site of audited.sites) for (const stage of STAGES) if (site.stages[stage] === 'incomplete') pending.push([site.site, stage])
   return {
     event_no: facts.event_no,
     event: { timestamp: event.timestamp, snr: event.snr, known_source_name: event.known_source_name },
-    sites: event.requested,
-    contradictions: contradictionFindings(audited, event.timestamp).sort(findingOrder(sites.names)),
-    pending,
-    complete: everyStageComplete(audited)
+    ...reportBody(facts, event, sites)
   }
 }
 
-/** The audit of a kept report at `settings.now`: the same as the audit of the facts it was made from (auditFacts). */
-export function auditOfReport(report: KeptReport, settings: AuditSettings): EventAudit {
-  const elapsed = settings.now - report.event.timestamp
-  const stuck = report.pending
-    .filter(([, stage]) => elapsed >= settings.deadlines[stage])
-    .map(([site, stage]) => finding('stuck', site, stage, details.stuck(stage, site, elapsed, settings.deadlines[stage])))
+/**
+ * The audit of a report at `settings.now`: its stages held against the clock (`stuck`), with its
+ * other findings, in the audit's order, and the verdict they make. The one place an audit is
+ * assembled: every read (a window, one event, the reference made from records) comes here.
+ */
+export function auditOfReport(report: ReportBody & { event: Pick<KeptEvent, 'timestamp'> }, settings: AuditSettings): EventAudit {
+  const stuck = stuckFindings(report.pending, settings.now - report.event.timestamp, settings.deadlines)
   const findings = stuck.length === 0 ? report.contradictions : [...stuck, ...report.contradictions].sort(findingOrder(settings.sites.names))
   return { sites: report.sites, verdict: verdictOf(findings, report.complete), findings }
 }
