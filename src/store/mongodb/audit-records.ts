@@ -1,7 +1,7 @@
 import type { Collection, Db, Document } from 'mongodb'
 import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
-import { toEvent } from './events.js'
+import { toEvent } from './event-documents.js'
 import { COLLECTIONS, HEARTBEAT_KINDS } from './indexes.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
 import type { Sites } from '../../vocabulary.js'

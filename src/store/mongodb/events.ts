@@ -1,30 +1,14 @@
-import type { Collection, Db, Document } from 'mongodb'
+import type { Collection, Db } from 'mongodb'
 import { eventJson } from '../../domain/output-forms.js'
 import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 import type { KeepAudits } from './audit-keeper.js'
-import { millisIn, numberIn, plain } from './documents.js'
+import { toDocument, toEvent } from './event-documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { pageFilter, pageOrder } from './event-pages.js'
 import { COLLECTIONS } from './indexes.js'
-
-/** An event document: the port's fields, with the event time as a BSON date (readable, sortable). */
-const toDocument = (event: EventRecord) => ({ ...event, timestamp: new Date(event.timestamp) })
-
-/** Tolerant of documents other programs wrote: a missing field reads as its empty value. */
-export const toEvent = (document: Document): EventRecord => ({
-  event_no: numberIn(document.event_no, 0),
-  timestamp: millisIn(document.timestamp, 0),
-  snr: numberIn(document.snr, 0),
-  dm: document.dm === null || document.dm === undefined ? null : numberIn(document.dm, 0),
-  known_source_name: typeof document.known_source_name === 'string' ? document.known_source_name : '',
-  tsar_classification: typeof document.tsar_classification === 'string' ? document.tsar_classification : null,
-  actions: (plain(document.actions) ?? { want: {}, got: {} }) as EventRecord['actions'],
-  baseband_requested: document.baseband_requested === true,
-  update_timestamp: numberIn(document.update_timestamp, 0)
-})
 
 /** Events: bulk upsert, lookup and keyset pages. */
 export class MongoEvents implements Adapter<EventCollection> {

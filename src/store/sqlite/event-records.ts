@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import type { EventRecord, TraceRecord } from '../../domain/records.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
-import { EVENT_COLUMNS, toEvent, type EventRow } from './events.js'
+import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
 /** A list as one parameter: `IN (SELECT value FROM json_each(?))`. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))'

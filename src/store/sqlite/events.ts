@@ -1,42 +1,13 @@
 import type Database from 'better-sqlite3'
 import { callbackHead, eventJson } from '../../domain/output-forms.js'
 import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
+import { EVENT_COLUMNS, toEvent } from './event-rows.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 import { applyEvent } from '../../domain/audit/kept-facts.js'
 import type { SqliteAudits } from './audits.js'
-
-export interface EventRow {
-  event_no: number
-  timestamp_ms: number
-  snr: number
-  dm: number | null
-  known_source_name: string
-  tsar_classification: string | null
-  actions: string
-  baseband_requested: number
-  update_timestamp: number
-}
-
-/**
- * The columns of an EventRow, for reads that make records: not the stored output texts, which
- * would double what each row costs to read.
- */
-export const EVENT_COLUMNS =
-  'event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested, update_timestamp'
-
-export const toEvent = (row: EventRow): EventRecord => ({
-  event_no: row.event_no,
-  timestamp: row.timestamp_ms,
-  snr: row.snr,
-  dm: row.dm,
-  known_source_name: row.known_source_name,
-  tsar_classification: row.tsar_classification,
-  actions: JSON.parse(row.actions) as EventRecord['actions'],
-  baseband_requested: row.baseband_requested === 1,
-  update_timestamp: row.update_timestamp
-})
+import type { EventRow } from './event-rows.js'
 
 /** The row of an event, with the texts the window routes send (see output-forms.ts). */
 const toRow = (event: EventRecord, sites: Sites): EventRow & { output: string; callback_head: string } => ({

@@ -3,7 +3,7 @@ import { wantsBaseband } from '../../domain/events.js'
 import { callbackHead, eventJson, outputSignature, traceJson } from '../../domain/output-forms.js'
 import type { TraceRecord } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
-import { EVENT_COLUMNS, toEvent, type EventRow } from './events.js'
+import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
 /** Rows rewritten per statement: bounds the memory of a rewrite of a large store. */
 const BATCH = 5000
