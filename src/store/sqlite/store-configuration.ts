@@ -86,7 +86,9 @@ export function settleConfiguration(
           const conflict = theirs === null ? undefined : conflictOf(wanted, theirs, other)
           if (conflict !== undefined) throw conflict
         }
-        db.prepare<[number]>('DELETE FROM instances WHERE renewed_at <= ?').run(now - LEASE_EXPIRES_MS)
+        // Only when there is one: a start that changes nothing writes nothing (a file opened read-only still opens).
+        const expired = db.prepare<[number], number>('SELECT 1 FROM instances WHERE renewed_at <= ? LIMIT 1').pluck().get(now - LEASE_EXPIRES_MS)
+        if (expired !== undefined) db.prepare<[number]>('DELETE FROM instances WHERE renewed_at <= ?').run(now - LEASE_EXPIRES_MS)
         if (lease !== undefined) {
           const { id, host, pid } = lease.instance
           db.prepare<[string, string, number, string, number]>(
