@@ -127,19 +127,23 @@ async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites)
   }
 }
 
-/** Every kept audit of the store held against its records, a page at a time; those that differed are repaired and named. */
+/**
+ * Every kept audit of the store held against its records, in every part a read serves, a page at a
+ * time; each that differed is repaired and named, and so is each whose records could not be read.
+ */
 async function verifyKeptAudits(io: CliIo, store: Store, now: number): Promise<number> {
   let checked = 0
   let differed = 0
   for (let after = -1; ; ) {
     const result = await store.audits.verify(after, VERIFY_PAGE, now)
     checked += result.checked
-    differed += result.mismatches.length
-    for (const { event_no } of result.mismatches) io.stderr.write(`event ${event_no}: the kept audit differed from its records; repaired\n`)
+    differed += result.mismatches.length + result.unreadable.length
+    for (const { event_no, parts } of result.mismatches) io.stderr.write(`event ${event_no}: the kept audit differed from its records (${parts.join(', ')}); repaired\n`)
+    for (const { event_no, error } of result.unreadable) io.stderr.write(`event ${event_no}: its records cannot be read (${error}); its kept audit was not checked\n`)
     if (result.last === null) break
     after = result.last
   }
-  io.stderr.write(`kept audit checked against the records: ${checked} events, ${differed} differed${differed > 0 ? ' (repaired)' : ''}\n`)
+  io.stderr.write(`kept audit checked against the records: ${checked} events, ${differed} differed${differed > 0 ? ' (each named above)' : ''}\n`)
   return differed
 }
 

@@ -19,6 +19,7 @@ import type {
 import type { VerdictChange } from '../../schemas/audit.js'
 import type { KeptFacts } from '../domain/audit/kept-facts.js'
 import type { KeptLook } from '../domain/audit/kept-look.js'
+import type { KeptPart } from '../domain/audit/kept-check.js'
 import type { WindowEntry } from '../domain/audit/kept-report.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { StageStatus } from '../vocabulary.js'
@@ -187,11 +188,21 @@ export interface KeptAudit {
   look: KeptLook
 }
 
-/** An event whose kept facts differed from those made from its records, found by `verify` and repaired. */
+/** An event whose kept audit differed from what its records make, found by `check` or `verify` and repaired. */
 export interface AuditMismatch {
   event_no: number
+  /** The parts of the kept row that differed, in any part a read serves (kept-check.ts). */
+  parts: KeptPart[]
+  /** The facts kept before the repair; null where there was no row, or it could not be read. */
   kept: KeptFacts | null
   recomputed: KeptFacts
+}
+
+/** What a check of some kept audits found: the rows repaired, and the events whose records could not be read. */
+export interface AuditCheck {
+  mismatches: AuditMismatch[]
+  /** Nothing could be held against these (a record another program wrote is not what it must be): none is repaired. */
+  unreadable: { event_no: number; error: string }[]
 }
 
 /**
@@ -210,20 +221,32 @@ export interface AuditCollection {
    * strictly after `after`, ascending by (event time, event_no), at most `limit`: one index range scan.
    */
   windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]>
-  /** Event numbers whose next deadline is at or before `now` (ms), earliest first, at most `limit`. */
+  /**
+   * Event numbers to look at again at `now` (ms), at most `limit`: those whose look was made at a
+   * clock more than LOOK_CLOCK_TOLERANCE_MS (kept-check.ts) later than `now` (the clock moved back since), then
+   * those whose next deadline is at or before `now`, earliest first.
+   */
   due(now: number, limit: number): Promise<number[]>
   /**
-   * Looks at each event again at `now` (ms), in one transaction: where the look changed it is
-   * written, with its verdict change when there is one. Resolves to the changes recorded. A store
-   * that keeps the changes apart may forget old ones here: the feed serves the recent ones.
+   * Looks at each event again at `now` (ms): where the look changed it is written, with its verdict
+   * change when there is one. Resolves to the changes recorded. A kept row that cannot be read is
+   * passed over (told to `unreadable`, for the caller to have it checked and repaired), so that it
+   * holds back no other event. A store that keeps the changes apart may forget old ones here: the
+   * feed serves the recent ones.
    */
-  settle(eventNos: readonly number[], now: number): Promise<VerdictChange[]>
+  settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]>
   /**
-   * Holds the kept facts of the events after `after` in event_no order (at most `limit` of them)
-   * against facts made again from their records; each mismatch is repaired (facts and look written,
-   * with a verdict change when the look changed) and reported. `last`: where the next page starts, null at the end.
+   * Holds the kept audits of these events, in every part a read serves (kept-check.ts), against
+   * the audit made from their records at `now`; each that differs is repaired (written again from
+   * the records, with a verdict change when the look changed) and reported. A row that cannot be
+   * read differs. A write that lands meanwhile is neither undone nor counted.
    */
-  verify(after: number, limit: number, now: number): Promise<{ checked: number; mismatches: AuditMismatch[]; last: number | null }>
+  check(eventNos: readonly number[], now: number): Promise<AuditCheck>
+  /**
+   * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
+   * the audit and those with a kept row. `last`: where the next page starts, null at the end.
+   */
+  verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }>
   /**
    * Events written by a program other than this service (another program, an older version),
    * noticed by the store as they were written: at most `limit`, oldest first, and `upTo`, the

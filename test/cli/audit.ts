@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { toEventRecord } from '../../src/domain/events.js'
@@ -134,4 +135,26 @@ t.test('usage errors end with exit status 2 and one line on stderr', async (t) =
   const help = await audit(['--help'], env)
   t.equal(help.status, 0)
   for (const option of ['--since <duration>', '--start <time>', '--end <time>', '--format <format>']) t.match(help.stdout, option)
+})
+
+t.test('--recompute finds a kept audit that serves a wrong verdict, repairs it, names it on stderr and exits 4', async (t) => {
+  const env = await smallStore(t)
+  // As a bug or another program could: event 3's kept report made to say complete, with no findings.
+  const db = new Database(env.TRACER_DB)
+  db.prepare(
+    `UPDATE audits SET verdict = 'complete', report = json_set(report, '$.contradictions', json('[]'), '$.pending', json('[]'), '$.complete', json('true')) WHERE event_no = 3`
+  ).run()
+  db.close()
+  const verdictOf3 = (stdout: string) => (JSON.parse(stdout) as { events: { event_no: number; verdict: string }[] }).events.find((event) => event.event_no === 3)?.verdict
+  t.equal(verdictOf3((await audit(['--since', '7d'], env)).stdout), 'complete', 'the kept audit serves the changed row')
+
+  const recomputed = await audit(['--since', '7d', '--recompute'], env)
+  t.equal(recomputed.status, 4, recomputed.stderr)
+  t.match(recomputed.stderr, /^event 3: the kept audit differed from its records \([a-z_, ]*record[a-z_, ]*\); repaired$/m)
+  t.match(recomputed.stderr, /: 3 events, 1 differed/)
+  t.equal(verdictOf3(recomputed.stdout), 'contradiction')
+  t.equal(verdictOf3((await audit(['--since', '7d'], env)).stdout), 'contradiction', 'repaired: the kept audit serves the records’ verdict')
+  const again = await audit(['--since', '7d', '--recompute'], env)
+  t.equal(again.status, 1, 'nothing differs any more: the exit status says what the audit found')
+  t.match(again.stderr, /: 3 events, 0 differed/)
 })

@@ -16,6 +16,7 @@ function countingWindowReads(store: Store) {
     find: (eventNo) => store.audits.find(eventNo),
     due: (now, limit) => store.audits.due(now, limit),
     settle: (eventNos, now) => store.audits.settle(eventNos, now),
+    check: (eventNos, now) => store.audits.check(eventNos, now),
     verify: (after, limit, now) => store.audits.verify(after, limit, now),
     marked: (limit) => store.audits.marked(limit),
     unmark: (upTo) => store.audits.unmark(upTo),

@@ -12,7 +12,7 @@ import { StoreUnavailableError, type KeptAudit, type Store } from '../../src/sto
 import { siteModel, type Sites } from '../../src/vocabulary.js'
 import { defaultSites } from '../sites.js'
 import { MingoEngine } from './mingo/engine.js'
-import type { OpenAuditStore } from './audit-conformance.js'
+import type { OpenTamperableStore, Tamper } from './kept-audit-checks.js'
 import { engineOnly, mongoBackends, type MongoBackend } from './mongo-backends.js'
 
 const T0 = Date.parse('2026-03-01T12:00:00Z')
@@ -46,7 +46,7 @@ async function storeOn(t: Test, db: Db, options: MongoAuditOptions & { sites?: S
  * read: the suite reads the feed from position 0.
  */
 export const openAuditedOn =
-  (backend: MongoBackend): OpenAuditStore =>
+  (backend: MongoBackend): OpenTamperableStore =>
   async (t, { sites, deadlines, now }) => {
     const { db } = await backend.open(t, sites)
     const open = async (given: StageDeadlines) => {
@@ -57,6 +57,7 @@ export const openAuditedOn =
     let store = await open(deadlines)
     return {
       store,
+      tamper: mongoTamper(db),
       async reopen(next) {
         await store.close()
         store = await open(next)
@@ -64,6 +65,16 @@ export const openAuditedOn =
       }
     }
   }
+
+/** Writes into the audit collection as another program would, past the store. */
+function mongoTamper(db: Db): Tamper {
+  const set = async (eventNo: number, fields: Record<string, unknown>) => void (await db.collection('audit').updateOne({ event_no: eventNo }, { $set: fields }))
+  return {
+    serveComplete: (eventNo) => set(eventNo, { verdict: 'complete', 'report.contradictions': [], 'report.pending': [], 'report.complete': true }),
+    breakFacts: (eventNo) => set(eventNo, { facts: 'not facts' }),
+    breakReport: (eventNo) => set(eventNo, { report: { nothing: 'of a report' } })
+  }
+}
 
 const event = (event_no: number, overrides: Partial<EventRecord> = {}): EventRecord => ({
   event_no,
@@ -238,12 +249,12 @@ for (const backend of mongoBackends()) {
       await db.collection('heartbeats').insertOne({ ...heartbeat(32, 40, 'kko'), update_timestamp: 1 })
 
       const first = await store.audits.verify(0, 2, clock.now)
-      t.strictSame(first, { checked: 2, mismatches: [{ event_no: 31, kept: wrong, recomputed: right!.facts }], last: 31 })
+      t.strictSame(first, { checked: 2, mismatches: [{ event_no: 31, parts: ['facts'], kept: wrong, recomputed: right!.facts }], unreadable: [], last: 31 })
       const rest = await store.audits.verify(31, 10, clock.now)
       t.equal(rest.checked, 2)
       t.equal(rest.last, null, 'the end')
       t.match(rest.mismatches, [{ event_no: 32, kept: null, recomputed: { event_no: 32, event: null } }])
-      t.strictSame(await store.audits.verify(0, 10, clock.now), { checked: 4, mismatches: [], last: null }, 'all repaired')
+      t.strictSame(await store.audits.verify(0, 10, clock.now), { checked: 4, mismatches: [], unreadable: [], last: null }, 'all repaired')
       await keptAsRecords(t, { store, clock }, 31, 'repaired')
       await keptAsRecords(t, { store, clock }, 32, 'built')
     })

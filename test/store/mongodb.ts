@@ -9,6 +9,7 @@ import { engineOnly, mongoBackends } from './mongo-backends.js'
 import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
 import { auditConformance } from './audit-conformance.js'
+import { keptAuditChecks } from './kept-audit-checks.js'
 import { openAuditedOn } from './mongodb-audits.js'
 
 for (const backend of mongoBackends()) {
@@ -20,6 +21,7 @@ for (const backend of mongoBackends()) {
       tracerConformance(t, open)
       historyConformance(t, open)
       auditConformance(t, openAuditedOn(backend), defaultSites)
+      keptAuditChecks(t, openAuditedOn(backend), defaultSites)
     })
 
     t.test('start-up creates the unique indexes: a second document of one key is refused', async (t) => {

@@ -7,7 +7,9 @@ import { KEPT_CHANGES } from '../../src/store/sqlite/audits.js'
 import { storeConformance, type OpenStore } from './conformance.js'
 import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
-import { auditConformance, type OpenAuditStore } from './audit-conformance.js'
+import { auditConformance } from './audit-conformance.js'
+import { keptAuditChecks, type OpenTamperableStore, type Tamper } from './kept-audit-checks.js'
+import Database from 'better-sqlite3'
 import { defaultSites } from '../sites.js'
 import { siteModel } from '../../src/vocabulary.js'
 
@@ -23,12 +25,13 @@ t.test('the SQLite adapter passes the store conformance suite', async (t) => {
   historyConformance(t, openFresh)
 })
 
-const openAudited: OpenAuditStore = async (t, { sites, deadlines, now }) => {
+const openAudited: OpenTamperableStore = async (t, { sites, deadlines, now }) => {
   const path = join(t.testdir(), `audit-${Math.random().toString(36).slice(2)}.sqlite`)
   let store = openSqliteStore(path, sites, { deadlines, now })
   t.teardown(() => store.close())
   return {
     store,
+    tamper: sqliteTamper(path),
     async reopen(next) {
       await store.close()
       store = openSqliteStore(path, sites, { deadlines: next, now })
@@ -39,7 +42,33 @@ const openAudited: OpenAuditStore = async (t, { sites, deadlines, now }) => {
 
 t.test('the SQLite adapter keeps the audit the records make', async (t) => {
   auditConformance(t, openAudited, defaultSites)
+  keptAuditChecks(t, openAudited, defaultSites)
 })
+
+/** Writes into the store's file as another program would: its own connection, plain SQL. */
+function sqliteTamper(path: string): Tamper {
+  const run = async (sql: string, eventNo: number) => {
+    const db = new Database(path)
+    try {
+      db.prepare(sql).run(eventNo)
+    } finally {
+      db.close()
+    }
+  }
+  return {
+    // As a bug or a hand edit could: the fixed record (or the report) and the verdict say complete.
+    serveComplete: (eventNo) =>
+      run(
+        `UPDATE audits SET verdict = 'complete',
+           fixed = CASE WHEN fixed IS NULL THEN NULL ELSE json_set(fixed, '$.verdict', 'complete', '$.findings', json('[]')) END,
+           report = CASE WHEN report IS NULL THEN NULL ELSE json_set(report, '$.contradictions', json('[]'), '$.pending', json('[]'), '$.complete', json('true')) END
+         WHERE event_no = ?`,
+        eventNo
+      ),
+    breakFacts: (eventNo) => run(`UPDATE audits SET facts = 'not json' WHERE event_no = ?`, eventNo),
+    breakReport: (eventNo) => run(`UPDATE audits SET report = '{"nothing":"of a report"}', fixed = NULL WHERE event_no = ?`, eventNo)
+  }
+}
 
 t.test('the file is created with its folder, in WAL mode, at the current schema version', async (t) => {
   const path = join(t.testdir(), 'nested', 'folder', 'tracer.sqlite')

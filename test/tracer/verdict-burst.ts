@@ -136,12 +136,13 @@ t.test('a site stream hears an event that leaves the audit; a change is placed a
   await putEvents(app, [event(1, at, { actions: { want: {}, got: {} } })])
   await kko.client.until(() => changesOf(kko.client).length >= 1, 'the kko stream hears it')
   await first.client.until(() => changesOf(first.client).length >= 1, 'the stream of event 1 at kko hears it')
-  t.match(changesOf(kko.client), [{ event_no: 1, from: 'in_progress', to: null, audit: null }])
-  t.match(changesOf(first.client), [{ event_no: 1, from: 'in_progress', to: null, audit: null }])
+  t.match(changesOf(kko.client), [{ event_no: 1, from: 'in_progress', to: null, audit: null, left_sites: ['kko'] }], 'the store tells the sites it left')
+  t.match(changesOf(first.client), [{ event_no: 1, from: 'in_progress', to: null, audit: null, left_sites: ['kko'] }])
 
   const place = verdictPlace(['chime', 'kko', 'gbo'])
   const change = changesOf(kko.client)[0]!
-  t.strictSame(place(change), { eventNo: 1, sites: ['chime', 'kko', 'gbo'] }, 'left the audit, its sites untold: at every site')
+  t.strictSame(place(change), { eventNo: 1, sites: ['kko'] }, 'left the audit: at the sites it left')
+  t.strictSame(place({ ...change, left_sites: undefined }), { eventNo: 1, sites: ['chime', 'kko', 'gbo'] }, 'left the audit, its sites untold: at every site')
   const audit = { event_no: 3, timestamp_utc: at, snr: 1, known_source_name: 'x', sites: ['chime'], verdict: 'in_progress' as const, findings: [] }
   const left: VerdictChange = { event_no: 3, from: 'in_progress', to: 'in_progress', at, became_stuck: [], audit, left_sites: ['kko'] }
   t.strictSame(place(left), { eventNo: 3, sites: ['chime', 'kko'] }, 'at the sites it asks and those it left')

@@ -4,6 +4,7 @@ import type { KeptFacts } from '../../domain/audit/kept-facts.js'
 import type { KeptLook } from '../../domain/audit/kept-look.js'
 import type { KeptReport } from '../../domain/audit/kept-report.js'
 import type { KeptAudit } from '../port.js'
+import type { KeptRow } from '../../domain/audit/kept-check.js'
 import { numberIn, plain } from './documents.js'
 
 /**
@@ -29,6 +30,8 @@ export interface AuditDocument {
   stuck: string[]
   listed: boolean
   event_time: number | null
+  /** The clock the look was made at, ms: a look made under a clock that later moved back is made again. */
+  looked_at: number
   rev: number
   change?: { rev: number; value: VerdictChange }
 }
@@ -36,10 +39,12 @@ export interface AuditDocument {
 /** The `_id` of the one document of the collection that is no event's: the settings the kept looks were made with. */
 export const AUDIT_SETTINGS_ID = 'settings'
 
-/** An audit document as read: its facts and look, and the revision a write must find to replace them. */
-export interface KeptDocument extends KeptAudit {
+/** An audit document as read: everything a read serves of it, and the revision a write must find to replace them. */
+export interface KeptDocument extends KeptRow {
   /** Undefined for a document without one (written by hand): a write then finds `rev` missing. */
   rev: number | undefined
+  /** Null for a document written before looks kept their clock. */
+  looked_at: number | null
 }
 
 /** The projection of a document's kept audit: everything but the recorded change, which only the feed reads. */
@@ -52,10 +57,16 @@ export function keptIn(stored: Document): KeptDocument {
   const document = plain(stored) as Record<string, unknown>
   const verdict = typeof document.verdict === 'string' ? (document.verdict as KeptLook['verdict']) : null
   const dueAt = numberIn(document.due_at, Number.NaN)
+  const eventTime = numberIn(document.event_time, Number.NaN)
+  const lookedAt = numberIn(document.looked_at, Number.NaN)
   return {
     facts: document.facts as KeptFacts,
     look: { verdict, due_at: Number.isNaN(dueAt) ? null : dueAt, stuck: stringsIn(document.stuck) },
-    rev: typeof document.rev === 'number' ? document.rev : undefined
+    // What the window serves: the report of a listed document (the window's index reads `listed`).
+    entry: document.listed === true ? (document.report as KeptReport | null) : null,
+    event_time: Number.isNaN(eventTime) ? null : eventTime,
+    rev: typeof document.rev === 'number' ? document.rev : undefined,
+    looked_at: Number.isNaN(lookedAt) ? null : lookedAt
   }
 }
 
@@ -68,8 +79,8 @@ export const keptAudit = ({ facts, look }: KeptDocument): KeptAudit => ({ facts,
  */
 export const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
 
-/** The fields a look sets. */
-export const lookFields = (look: KeptLook) => ({ verdict: look.verdict, due_at: look.due_at, stuck: look.stuck })
+/** The fields a look made at the clock `at` (ms) sets. */
+export const lookFields = (look: KeptLook, at: number) => ({ verdict: look.verdict, due_at: look.due_at, stuck: look.stuck, looked_at: at })
 
 /** The fields facts set: the facts themselves, the report a window read takes (kept-report.ts), and what the window index reads of them. */
 export const factFields = (facts: KeptFacts, report: KeptReport | null) => ({

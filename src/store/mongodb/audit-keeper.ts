@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util'
 import type { Collection, Db, Document } from 'mongodb'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
@@ -8,6 +7,7 @@ import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { Sites } from '../../vocabulary.js'
 import { StoreUnavailableError } from '../port.js'
 import { asStored, factFields, KEPT_ONLY, keptIn, lookFields, type KeptDocument } from './audit-documents.js'
+import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS } from '../../domain/audit/kept-check.js'
 import type { AuditRecords, StoredRecords } from './audit-records.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { numberIn } from './documents.js'
@@ -39,6 +39,20 @@ interface AuditWrite {
   update: Document
   /** Only where no document was read: the write creates it, or meets E11000 when another writer did first. */
   upsert: boolean
+}
+
+/**
+ * Whether a document serves what the records make, in every part (kept-check.ts): a document whose
+ * facts are right but whose report, verdict or stuck stages are not is written again. A document
+ * whose content cannot be read does not agree.
+ */
+function agrees(kept: KeptDocument, facts: KeptFacts, settings: AuditSettings): boolean {
+  try {
+    return keptDifferences(kept, facts, settings).length === 0
+  } catch (error) {
+    if (isUnreadableContent(error)) return false
+    throw error
+  }
 }
 
 /** The condition a write holds the document to: the revision read, or no document (nor revision) yet. */
@@ -125,10 +139,11 @@ export class AuditKeeper {
       const kept = (await this.kept([eventNo])).get(eventNo)
       if (kept === undefined || kept.facts === undefined || kept.facts === null) return null
       const after = lookAt(kept.facts, settings)
-      if (sameLook(kept.look, after.look)) return null
+      // A look made under a clock later than now is made again even when it reads the same, so that it is due no more.
+      if (sameLook(kept.look, after.look) && (kept.looked_at ?? 0) <= now + LOOK_CLOCK_TOLERANCE_MS) return null
       const change = asStored(verdictChange(kept.facts, kept.look, after, settings))
       const rev = (kept.rev ?? 0) + 1
-      const set: Document = { ...lookFields(after.look), rev, ...(change === null ? {} : { change: { rev, value: change } }) }
+      const set: Document = { ...lookFields(after.look, now), rev, ...(change === null ? {} : { change: { rev, value: change } }) }
       const result = await this.audits.updateOne(sameRevision(eventNo, kept.rev), { $set: set })
       if (result.matchedCount === 1) return change
     }
@@ -141,11 +156,13 @@ export class AuditKeeper {
     if (kept === undefined && !records.any) return null
     const facts = this.factsOf(eventNo, records)
     const before: KeptLook = kept?.look ?? NOT_AUDITED
+    if (kept !== undefined && agrees(kept, facts, settings)) return null
     const after = lookAt(facts, settings)
-    if (kept !== undefined && isDeepStrictEqual(kept.facts, facts) && sameLook(before, after.look)) return null
-    const change = verdictChange(facts, before, after, settings)
+    // The sites a stream filter last saw the event under, so that one leaving a site is told so.
+    const requested: unknown = kept === undefined || before.verdict === null ? undefined : (kept.facts as Partial<KeptFacts> | null)?.event?.requested
+    const change = verdictChange(facts, before, after, settings, Array.isArray(requested) ? (requested as string[]) : [])
     const rev = (kept?.rev ?? 0) + 1
-    const set: Document = { event_no: eventNo, ...factFields(facts, after.report), ...lookFields(after.look), rev }
+    const set: Document = { event_no: eventNo, ...factFields(facts, after.report), ...lookFields(after.look, settings.now), rev }
     if (change !== null) set.change = { rev, value: asStored(change) }
     return { eventNo, filter: sameRevision(eventNo, kept?.rev), update: { $set: set }, upsert: kept === undefined }
   }

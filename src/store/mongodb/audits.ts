@@ -1,12 +1,13 @@
-import { isDeepStrictEqual } from 'node:util'
 import type { Collection, Db, Document, Filter } from 'mongodb'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
-import type { AuditCollection, AuditMarks, AuditMismatch, KeptAudit } from '../port.js'
+import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit } from '../port.js'
+import type { KeptFacts } from '../../domain/audit/kept-facts.js'
+import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, type KeptPart } from '../../domain/audit/kept-check.js'
 import { keptAudit } from './audit-documents.js'
-import type { KeptReport } from '../../domain/audit/kept-report.js'
+import { reportOf, type KeptReport } from '../../domain/audit/kept-report.js'
 import type { AuditKeeper } from './audit-keeper.js'
 import type { AuditRecords } from './audit-records.js'
 import { numberIn, plain } from './documents.js'
@@ -50,49 +51,88 @@ export class MongoAudits implements Adapter<AuditCollection> {
   }
 
   async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<KeptReport[]> {
-    const documents = await this.audits.find(windowFilter(window, after), { projection: { _id: 0, report: 1 }, sort: { event_time: 1, event_no: 1 }, limit }).toArray()
-    return documents.map((document) => plain(document.report) as KeptReport)
+    const documents = await this.audits
+      .find(windowFilter(window, after), { projection: { _id: 0, event_no: 1, report: 1 }, sort: { event_time: 1, event_no: 1 }, limit })
+      .toArray()
+    const reports = documents.map((document) => plain(document.report))
+    if (reports.every(isKeptReport)) return reports
+    // A document whose report is not one (another program wrote it) is made from its records instead, in
+    // its place: one bad document costs the window nothing, and the verifier repairs the document itself.
+    const eventNos = documents.map((document) => numberIn(document.event_no, Number.NaN))
+    const records = await this.records.of(eventNos.filter((_, index) => !isKeptReport(reports[index])))
+    return reports.flatMap((report, index) => {
+      if (isKeptReport(report)) return [report]
+      const made = reportOf(this.keeper.factsOf(eventNos[index]!, records.get(eventNos[index]!)!), this.keeper.config.sites)
+      return made === null ? [] : [made]
+    })
   }
 
   /** `$ne: null` keeps out the documents with nothing due, which a server's type brackets would too. */
   async due(now: number, limit: number): Promise<number[]> {
-    const documents = await this.audits
-      .find({ due_at: { $ne: null, $lte: now } }, { projection: { _id: 0, event_no: 1 }, sort: { due_at: 1 }, limit })
-      .toArray()
-    return documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
+    const numbers = (documents: Document[]) => documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
+    const projection = { _id: 0, event_no: 1 }
+    const ahead = numbers(await this.audits.find({ looked_at: { $gt: now + LOOK_CLOCK_TOLERANCE_MS } }, { projection, sort: { looked_at: -1 }, limit }).toArray())
+    if (ahead.length === limit) return ahead
+    const due = numbers(await this.audits.find({ due_at: { $ne: null, $lte: now } }, { projection, sort: { due_at: 1 }, limit }).toArray())
+    return [...ahead, ...due.filter((eventNo) => !ahead.includes(eventNo))].slice(0, limit)
   }
 
   /** One event at a time, each a compare-and-set: of several instances settling one event, the winner records its change. */
-  async settle(eventNos: readonly number[], now: number): Promise<VerdictChange[]> {
+  async settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]> {
     const changes: VerdictChange[] = []
     for (const eventNo of eventNos) {
-      const change = await this.keeper.relook(eventNo, now)
-      if (change !== null) changes.push(change)
+      try {
+        const change = await this.keeper.relook(eventNo, now)
+        if (change !== null) changes.push(change)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        unreadable?.(eventNo)
+      }
     }
     return changes
   }
 
   /**
-   * The kept facts of the next events held against facts made from their records now; each that
-   * differs is reported, then brought up to date by the keeper (which reads both again, so a write
-   * that landed in between is not undone).
+   * The documents of the events held against their records now, in every part a read serves; each
+   * that differs is reported, then brought up to date by the keeper (which reads both again, so a
+   * write that landed in between is not undone).
    */
-  async verify(after: number, limit: number, now: number): Promise<{ checked: number; mismatches: AuditMismatch[]; last: number | null }> {
-    const eventNos = await this.records.eventNumbersAfter(after, limit)
+  async check(eventNos: readonly number[], now: number): Promise<AuditCheck> {
     const kept = await this.keeper.kept(eventNos)
     const records = await this.records.of(eventNos)
-    const mismatches: AuditMismatch[] = []
+    const settings = this.keeper.settings(now)
+    const result: AuditCheck = { mismatches: [], unreadable: [] }
     for (const eventNo of eventNos) {
-      const recomputed = this.keeper.factsOf(eventNo, records.get(eventNo)!)
-      const facts = kept.get(eventNo)?.facts ?? null
-      if (facts !== null && isDeepStrictEqual(facts, recomputed)) continue
-      mismatches.push({ event_no: eventNo, kept: facts, recomputed })
+      let recomputed: KeptFacts
+      try {
+        recomputed = this.keeper.factsOf(eventNo, records.get(eventNo)!)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        result.unreadable.push({ event_no: eventNo, error: error instanceof Error ? error.message : String(error) })
+        continue
+      }
+      const document = kept.get(eventNo) ?? null
+      let parts: KeptPart[]
+      try {
+        parts = keptDifferences(document, recomputed, settings)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        parts = ['row']
+      }
+      // The keeper keeps a document of every event with a record, in the audit or not.
+      if (document === null && parts.length === 0 && records.get(eventNo)!.any) parts = ['row']
+      if (parts.length > 0) result.mismatches.push({ event_no: eventNo, parts, kept: document?.facts ?? null, recomputed })
     }
     await this.keeper.keep(
-      mismatches.map((mismatch) => mismatch.event_no),
+      result.mismatches.map((mismatch) => mismatch.event_no),
       now
     )
-    return { checked: eventNos.length, mismatches, last: eventNos.length < limit ? null : eventNos.at(-1)! }
+    return result
+  }
+
+  async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
+    const eventNos = await this.records.eventNumbersAfter(after, limit)
+    return { ...(await this.check(eventNos, now)), checked: eventNos.length, last: eventNos.length < limit ? null : eventNos.at(-1)! }
   }
 
   /** Nothing is marked: the change-stream watcher (audit-watcher.ts) keeps the audit after other programs' writes already. */

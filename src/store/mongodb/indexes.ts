@@ -56,7 +56,9 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
     // The window audit: audited events only, in keyset order (event time, event_no).
     { key: { listed: 1, event_time: 1, event_no: 1 } },
     // The deadline check: events whose next deadline has passed, earliest first.
-    { key: { due_at: 1 } }
+    { key: { due_at: 1 } },
+    // And those whose look was made under a clock that has since moved back.
+    { key: { looked_at: 1 } }
   ]
 }
 

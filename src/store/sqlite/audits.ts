@@ -1,16 +1,16 @@
-import { isDeepStrictEqual } from 'node:util'
 import type Database from 'better-sqlite3'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
-import { compact, factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
+import { compact, factsOf, type EventRecords, type KeptFacts } from '../../domain/audit/kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook, type Look } from '../../domain/audit/kept-look.js'
-import { fixedAuditOf, type KeptReport, type WindowEntry } from '../../domain/audit/kept-report.js'
+import { fixedAuditOf, reportOf, type WindowEntry } from '../../domain/audit/kept-report.js'
+import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, type KeptPart, type KeptRow } from '../../domain/audit/kept-check.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { AuditCollection, AuditMarks, AuditMismatch, KeptAudit } from '../port.js'
+import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit } from '../port.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteAuditMarks } from './audit-marks.js'
 
@@ -21,6 +21,9 @@ interface AuditRow {
   due_at: number | null
   stuck: string
 }
+
+/** A row with everything a read serves of it, as checked (kept-check.ts). */
+interface ServedRow extends AuditRow, Pick<WindowRow, 'event_time' | 'report' | 'fixed'> {}
 
 /**
  * Verdict changes kept for the live streams, which read them within a second of their writing:
@@ -38,8 +41,34 @@ interface WindowRow {
   fixed: string | null
 }
 
-const toWindowEntry = (row: WindowRow): WindowEntry =>
-  row.fixed !== null ? { event_no: row.event_no, timestamp: row.event_time, verdict: row.verdict, json: row.fixed } : (JSON.parse(row.report!) as KeptReport)
+/** A row's entry; throws a TypeError where the report is not one (see isKeptReport). */
+function toWindowEntry(row: WindowRow): WindowEntry {
+  if (row.fixed !== null) {
+    // Sent as it is, unparsed: only its frame is checked here (the verifier checks the rest).
+    if (!row.fixed.startsWith('{"event_no":') || !row.fixed.endsWith('}')) throw new TypeError(`the fixed audit of event ${row.event_no} is not a record`)
+    return { event_no: row.event_no, timestamp: row.event_time, verdict: row.verdict, json: row.fixed }
+  }
+  const report: unknown = JSON.parse(row.report ?? 'null')
+  if (!isKeptReport(report)) throw new TypeError(`the kept report of event ${row.event_no} is not a report`)
+  return report
+}
+
+/** What an event was before a write or a repair: its look, and the sites it asked for (none when it was not in the audit). */
+interface Before {
+  look: KeptLook
+  sites: readonly string[]
+}
+
+const OUTSIDE: Before = { look: NOT_AUDITED, sites: [] }
+
+/** An event a write touched: its kept audit as found, none, or one that could not be read. */
+type Touched = (KeptAudit & { before: Before }) | 'absent' | 'unreadable'
+
+/** The sites a stream filter last saw the event under: those of its facts while it was in the audit. */
+const beforeOf = ({ facts, look }: KeptAudit): Before => {
+  const requested: unknown = look.verdict === null ? undefined : (facts as Partial<KeptFacts> | null)?.event?.requested
+  return { look, sites: Array.isArray(requested) ? [...(requested as string[])] : [] }
+}
 
 /** What a write hands over: each event it touched, and what the write did to its facts. */
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
@@ -47,6 +76,13 @@ export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: Ke
 const toKept = (row: AuditRow): KeptAudit => ({
   facts: JSON.parse(row.facts) as KeptFacts,
   look: { verdict: row.verdict, due_at: row.due_at, stuck: JSON.parse(row.stuck) as string[] }
+})
+
+/** A row as checked; throws where a part cannot be read (that row differs as a whole). */
+const toKeptRow = (row: ServedRow): KeptRow => ({
+  ...toKept(row),
+  entry: row.verdict === null ? null : toWindowEntry(row as WindowRow),
+  event_time: row.event_time
 })
 
 /**
@@ -71,18 +107,22 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   ) {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
-      put: db.prepare<{ event_no: number; facts: string; report: string | null; fixed: string | null; event_time: number; verdict: string | null; due_at: number | null; stuck: string }>(
-        `INSERT INTO audits (event_no, facts, report, fixed, event_time, verdict, due_at, stuck)
-         VALUES (@event_no, @facts, @report, @fixed, @event_time, @verdict, @due_at, @stuck)
+      served: db.prepare<[number], ServedRow>('SELECT event_no, facts, verdict, due_at, stuck, event_time, report, fixed FROM audits WHERE event_no = ?'),
+      put: db.prepare<{ event_no: number; facts: string; report: string | null; fixed: string | null; event_time: number; verdict: string | null; due_at: number | null; stuck: string; looked_at: number }>(
+        `INSERT INTO audits (event_no, facts, report, fixed, event_time, verdict, due_at, stuck, looked_at)
+         VALUES (@event_no, @facts, @report, @fixed, @event_time, @verdict, @due_at, @stuck, @looked_at)
          ON CONFLICT (event_no) DO UPDATE SET facts = excluded.facts, report = excluded.report, fixed = excluded.fixed, event_time = excluded.event_time,
-           verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck`
+           verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck, looked_at = excluded.looked_at`
       ),
       remove: db.prepare<[number]>('DELETE FROM audits WHERE event_no = ?'),
       removeAll: db.prepare('DELETE FROM audits'),
       listed: db.prepare<[number], number>('SELECT baseband_requested FROM events WHERE event_no = ?').pluck(),
-      setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string }>(
-        'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck WHERE event_no = @event_no'
+      setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string; looked_at: number }>(
+        'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck, looked_at = @looked_at WHERE event_no = @event_no'
       ),
+      lookedAt: db.prepare<[number], number | null>('SELECT looked_at FROM audits WHERE event_no = ?').pluck(),
+      // Out of the due index: a row whose records cannot be read would otherwise come first at every deadline check.
+      setAside: db.prepare<[number]>('UPDATE audits SET due_at = NULL WHERE event_no = ?'),
       change: db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)'),
       forgetChanges: db.prepare<[number]>('DELETE FROM audit_changes WHERE seq <= (SELECT max(seq) FROM audit_changes) - ?'),
       window: db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, WindowRow>(
@@ -90,7 +130,8 @@ export class SqliteAudits implements Adapter<AuditCollection> {
          WHERE (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
          ORDER BY event_time, event_no LIMIT @limit`
       ),
-      due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck()
+      due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck(),
+      ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck()
     }
   }
 
@@ -114,27 +155,49 @@ export class SqliteAudits implements Adapter<AuditCollection> {
    * its facts are made from its records, which hold the write already.
    */
   keep(changes: FactChanges): void {
-    const touched = new Map<number, KeptAudit | 'absent'>()
+    const touched = new Map<number, Touched>()
     for (const [eventNo, change] of changes) {
       let kept = touched.get(eventNo)
       if (kept === undefined) {
-        kept = this.find(eventNo) ?? 'absent'
+        kept = this.keptForWrite(eventNo)
         touched.set(eventNo, kept)
       }
-      if (kept !== 'absent') change(kept.facts)
+      if (kept === 'absent' || kept === 'unreadable') continue
+      try {
+        change(kept.facts)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        touched.set(eventNo, 'unreadable')
+      }
     }
     const settings = this.settings()
-    const entering: number[] = []
+    const fromRecords: number[] = []
     for (const [eventNo, kept] of touched) {
-      if (kept !== 'absent') this.write(kept.facts, kept.look, settings)
-      else if (this.statements.listed.get(eventNo) === 1) entering.push(eventNo)
+      if (kept === 'unreadable') fromRecords.push(eventNo)
+      else if (kept !== 'absent') this.write(kept.facts, kept.before, settings)
+      else if (this.statements.listed.get(eventNo) === 1) fromRecords.push(eventNo)
     }
     // Read together: a bulk load that writes its events after their other records brings a batch in at once.
-    for (const [eventNo, records] of this.records.of(entering)) this.write(factsOf(eventNo, records, this.sites), NOT_AUDITED, settings)
+    for (const [eventNo, records] of this.records.of(fromRecords)) this.write(factsOf(eventNo, records, this.sites), OUTSIDE, settings)
+  }
+
+  /**
+   * An event's kept audit as a write finds it, with what it was before the write; a row that
+   * cannot be read is made again from the records (which hold the write already), so that it
+   * fails no write.
+   */
+  private keptForWrite(eventNo: number): Touched {
+    try {
+      const found = this.find(eventNo)
+      return found === null ? 'absent' : { ...found, before: beforeOf(found) }
+    } catch (error) {
+      if (!isUnreadableContent(error)) throw error
+      return 'unreadable'
+    }
   }
 
   /** Writes the facts and their look, or removes the row of an event that left the audit; `before` null records no verdict change. */
-  private write(facts: KeptFacts, before: KeptLook | null, settings: AuditSettings): VerdictChange | null {
+  private write(facts: KeptFacts, before: Before | null, settings: AuditSettings): VerdictChange | null {
     compact(facts)
     const after = lookAt(facts, settings)
     const event = facts.event
@@ -151,14 +214,15 @@ export class SqliteAudits implements Adapter<AuditCollection> {
         event_time: event.timestamp,
         verdict: after.look.verdict,
         due_at: after.look.due_at,
-        stuck: JSON.stringify(after.look.stuck)
+        stuck: JSON.stringify(after.look.stuck),
+        looked_at: settings.now
       })
     }
     return before === null ? null : this.recordChange(facts, before, after, settings)
   }
 
-  private recordChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings): VerdictChange | null {
-    const change = verdictChange(facts, before, after, settings)
+  private recordChange(facts: KeptFacts, before: Before, after: Look, settings: AuditSettings): VerdictChange | null {
+    const change = verdictChange(facts, before.look, after, settings, before.sites)
     if (change !== null) this.statements.change.run(facts.event_no, JSON.stringify(change))
     return change
   }
@@ -188,26 +252,64 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   }
 
   windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): WindowEntry[] {
-    const position = after ?? { timestamp: window.start, event_no: -1 }
-    return this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }).map(toWindowEntry)
+    const entries: WindowEntry[] = []
+    let position = after ?? { timestamp: window.start, event_no: -1 }
+    // A row left out (see entryOf) is made up for by the next: a short page would end the window's read.
+    for (;;) {
+      const rows = this.statements.window.all({ afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit: limit - entries.length })
+      for (const row of rows) {
+        const entry = this.entryOf(row)
+        if (entry !== null) entries.push(entry)
+      }
+      if (entries.length === limit || rows.length < limit - entries.length || rows.length === 0) return entries
+      position = { timestamp: rows.at(-1)!.event_time, event_no: rows.at(-1)!.event_no }
+    }
+  }
+
+  /**
+   * A row's entry; one whose report cannot be read is made from the event's records instead (its
+   * place in the window is the row's), so that one bad row costs the window nothing: the verifier
+   * repairs the row itself.
+   */
+  private entryOf(row: WindowRow): WindowEntry | null {
+    try {
+      return toWindowEntry(row)
+    } catch (error) {
+      if (!isUnreadableContent(error)) throw error
+      const records = this.records.of([row.event_no]).get(row.event_no)!
+      // Null where the records say the event is no longer in the audit: the row should not be there.
+      return reportOf(factsOf(row.event_no, records, this.sites), this.sites)
+    }
   }
 
   due(now: number, limit: number): number[] {
-    return this.statements.due.all(now, limit)
+    const ahead = this.statements.ahead.all(now + LOOK_CLOCK_TOLERANCE_MS, limit)
+    if (ahead.length === limit) return ahead
+    const due = this.statements.due.all(now, limit).filter((eventNo) => !ahead.includes(eventNo))
+    return [...ahead, ...due].slice(0, limit)
   }
 
-  settle(eventNos: readonly number[], now: number): VerdictChange[] {
+  settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): VerdictChange[] {
     const settings = this.settings(now)
     const changes: VerdictChange[] = []
     this.db.transaction(() => {
       for (const eventNo of eventNos) {
-        const row = this.statements.get.get(eventNo)
-        if (row === undefined) continue
-        const { facts, look: before } = toKept(row)
-        const after = lookAt(facts, settings)
-        if (sameLook(before, after.look)) continue
-        this.statements.setLook.run({ event_no: eventNo, verdict: after.look.verdict, due_at: after.look.due_at, stuck: JSON.stringify(after.look.stuck) })
-        const change = this.recordChange(facts, before, after, settings)
+        let looked: { kept: KeptAudit; after: Look } | undefined
+        try {
+          const row = this.statements.get.get(eventNo)
+          if (row === undefined) continue
+          const kept = toKept(row)
+          looked = { kept, after: lookAt(kept.facts, settings) }
+        } catch (error) {
+          if (!isUnreadableContent(error)) throw error
+          unreadable?.(eventNo)
+          continue
+        }
+        const { kept, after } = looked
+        // A look made under a clock later than now is made again even when it reads the same, so that it is due no more.
+        if (sameLook(kept.look, after.look) && (this.statements.lookedAt.get(eventNo) ?? 0) <= now + LOOK_CLOCK_TOLERANCE_MS) continue
+        this.statements.setLook.run({ event_no: eventNo, verdict: after.look.verdict, due_at: after.look.due_at, stuck: JSON.stringify(after.look.stuck), looked_at: now })
+        const change = this.recordChange(kept.facts, beforeOf(kept), after, settings)
         if (change !== null) changes.push(change)
       }
       this.statements.forgetChanges.run(KEPT_CHANGES)
@@ -215,23 +317,83 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return changes
   }
 
-  verify(after: number, limit: number, now: number): { checked: number; mismatches: AuditMismatch[]; last: number | null } {
+  /**
+   * Finds the rows that differ in one read transaction (a snapshot, with no write lock held), then
+   * repairs them under the write lock, each held against its records again: a write that landed
+   * between the two is in the records read then, so it is neither undone nor counted.
+   */
+  check(eventNos: readonly number[], now: number): AuditCheck {
     const settings = this.settings(now)
+    const differing = this.db.transaction(() => this.compare(eventNos, settings).filter((found) => 'parts' in found && found.parts.length > 0)).deferred()
+    if (differing.length === 0) return { mismatches: [], unreadable: [] }
     return this.db
       .transaction(() => {
-        // The events in the audit and the kept rows: a row of an event no longer in it is a mismatch too.
-        const eventNos = this.records.listedOrKeptAfter(after, limit)
-        const mismatches: AuditMismatch[] = []
-        for (const [eventNo, records] of this.records.of(eventNos)) {
-          const recomputed = factsOf(eventNo, records, this.sites)
-          const keptAudit = this.find(eventNo)
-          const inAudit = recomputed.event?.listed === true
-          if (inAudit ? keptAudit !== null && isDeepStrictEqual(keptAudit.facts, recomputed) : keptAudit === null) continue
-          mismatches.push({ event_no: eventNo, kept: keptAudit?.facts ?? null, recomputed })
-          this.write(recomputed, keptAudit?.look ?? NOT_AUDITED, settings)
+        const result: AuditCheck = { mismatches: [], unreadable: [] }
+        for (const found of this.compare(differing.map((found) => found.event_no), settings)) {
+          if (!('parts' in found)) {
+            this.statements.setAside.run(found.event_no)
+            result.unreadable.push(found)
+          } else if (found.parts.length > 0) {
+            this.write(found.recomputed, found.kept === null ? OUTSIDE : beforeOf(found.kept), settings)
+            result.mismatches.push({ event_no: found.event_no, parts: found.parts, kept: found.kept?.facts ?? null, recomputed: found.recomputed })
+          }
         }
-        return { checked: eventNos.length, mismatches, last: eventNos.length < limit ? null : eventNos.at(-1)! }
+        return result
       })
       .immediate()
   }
+
+  verify(after: number, limit: number, now: number): AuditCheck & { checked: number; last: number | null } {
+    // The events in the audit and the kept rows: a row of an event no longer in it differs too.
+    const eventNos = this.records.listedOrKeptAfter(after, limit)
+    return { ...this.check(eventNos, now), checked: eventNos.length, last: eventNos.length < limit ? null : eventNos.at(-1)! }
+  }
+
+  /**
+   * Each event's kept row against the audit its records make, inside the caller's transaction: the
+   * parts that differ (none when it agrees), or why its records could not be read.
+   */
+  private compare(eventNos: readonly number[], settings: AuditSettings): Compared[] {
+    const compared: Compared[] = []
+    for (const [eventNo, records] of this.readRecords(eventNos)) {
+      let recomputed: KeptFacts
+      try {
+        if ('error' in records) throw new TypeError(records.error)
+        recomputed = factsOf(eventNo, records, this.sites)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        compared.push({ event_no: eventNo, error: error instanceof Error ? error.message : String(error) })
+        continue
+      }
+      let kept: KeptRow | null = null
+      let parts: KeptPart[]
+      try {
+        const row = this.statements.served.get(eventNo)
+        kept = row === undefined ? null : toKeptRow(row)
+        parts = keptDifferences(kept, recomputed, settings)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        kept = null
+        parts = ['row']
+      }
+      compared.push({ event_no: eventNo, parts, kept, recomputed })
+    }
+    return compared
+  }
+
+  /** The records of each event; where one event's cannot be read, the others' are read still. */
+  private readRecords(eventNos: readonly number[]): Map<number, EventRecords | { error: string }> {
+    try {
+      return this.records.of(eventNos)
+    } catch (error) {
+      if (!isUnreadableContent(error)) throw error
+      if (eventNos.length === 1) return new Map([[eventNos[0]!, { error: error instanceof Error ? error.message : String(error) }]])
+      const records = new Map<number, EventRecords | { error: string }>()
+      for (const eventNo of eventNos) for (const [number, read] of this.readRecords([eventNo])) records.set(number, read)
+      return records
+    }
+  }
 }
+
+/** One event compared: the parts of its row that differ, or why its records could not be read. */
+type Compared = { event_no: number; parts: KeptPart[]; kept: KeptRow | null; recomputed: KeptFacts } | { event_no: number; error: string }

@@ -182,5 +182,11 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER transitions_marked_insert AFTER INSERT ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
    CREATE TRIGGER transitions_marked_update AFTER UPDATE OF event_no, key, "to", at ON transitions
      BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
-   CREATE TRIGGER transitions_marked_delete AFTER DELETE ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`
+   CREATE TRIGGER transitions_marked_delete AFTER DELETE ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
+
+  // The clock each kept look was made at: a look made under a clock that has since moved back (its
+  // stuck stages are not stuck yet) is found by this index and made again. Rows kept before have
+  // none, and are looked at again only as their deadlines come.
+  `ALTER TABLE audits ADD COLUMN looked_at INTEGER;
+   CREATE INDEX audits_by_look_time ON audits (looked_at) WHERE looked_at IS NOT NULL;`
 ]

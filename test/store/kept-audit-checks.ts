@@ -1,0 +1,184 @@
+import type { Test } from 'tap'
+import { lookAt } from '../../src/domain/audit/kept-look.js'
+import { WindowAudit } from '../../src/domain/audit/window-audit.js'
+import type { EventRecord } from '../../src/domain/records.js'
+import { parseStageDeadlines } from '../../src/domain/stage-deadlines.js'
+import type { Store } from '../../src/store/port.js'
+import { STAGES, stageKey, type Sites } from '../../src/vocabulary.js'
+import type { AuditStoreUnderTest } from './audit-conformance.js'
+
+/**
+ * Changes a kept audit the way another program (or a bug, or a hand edit) could: straight into the
+ * SQLite file or the MongoDB collection, never through the port.
+ */
+export interface Tamper {
+  /** The kept row of an event made to serve `complete`, with no findings, to every read but a recomputation. */
+  serveComplete(eventNo: number): Promise<void>
+  /** The row's facts made something that is not facts. */
+  breakFacts(eventNo: number): Promise<void>
+  /** The row's window entry made something that is not a report. */
+  breakReport(eventNo: number): Promise<void>
+}
+
+export type OpenTamperableStore = (
+  t: Test,
+  options: { sites: Sites; deadlines: ReturnType<typeof parseStageDeadlines>; now: () => number }
+) => Promise<AuditStoreUnderTest & { tamper: Tamper }>
+
+const T0 = Date.parse('2026-03-01T00:00:00Z')
+const SECOND = 1000
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+/** Every stage 2 h after the event, the classification 1 h. */
+const DEADLINES = parseStageDeadlines([...STAGES.map((stage) => `${stage}=2h`), 'tsar_classification=1h'].join(','))
+
+function event(eventNo: number, time: number, site: string, sites: Sites): EventRecord {
+  return {
+    event_no: eventNo,
+    timestamp: time,
+    snr: 12.5,
+    dm: null,
+    known_source_name: 'FRB',
+    tsar_classification: null,
+    actions: { want: { [sites.basebandKeyOf(site)]: true }, got: {} },
+    baseband_requested: true,
+    update_timestamp: time / 1000
+  }
+}
+
+/** What a window read serves of the whole store at `now`: each event's verdict, by event_no. */
+async function servedVerdicts(store: Store, now: number, sites: Sites) {
+  const audit = new WindowAudit({ sites, deadlines: DEADLINES, now })
+  const listed = audit.page(await store.audits.windowPage({ start: T0 - DAY, end: T0 + DAY }, undefined, 100))
+  return Object.fromEntries(listed.map((event) => (typeof event === 'string' ? (JSON.parse(event) as { event_no: number; verdict: string }) : event)).map((event) => [event.event_no, event.verdict]))
+}
+
+/**
+ * The kept audit is checked in everything a read serves, and no one row can stop the others: held
+ * to the same promises on every adapter, with the rows changed behind the store's back.
+ */
+export function keptAuditChecks(t: Test, open: OpenTamperableStore, sites: Sites) {
+  const site = sites.names[0]!
+
+  t.test('a kept row made to serve another verdict is found, repaired, and serves the records’ audit again', async (t) => {
+    const now = T0
+    const { store, tamper } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
+    const position = await store.verdictChanges.position()
+    await store.events.upsert([event(11, T0 - 3 * HOUR, site, sites), event(12, T0 - 3 * HOUR, site, sites)])
+    for (const eventNo of [11, 12]) {
+      await store.traces.setStatus(eventNo, 'stages/tsar_classification', 'complete', T0 / 1000 - 600, 'w')
+      for (const stage of STAGES) await store.traces.setStatus(eventNo, stageKey(stage, site), 'complete', T0 / 1000 - 600, 'w')
+    }
+    // Replicated while the datatrail still misses a file: a contradiction no clock changes.
+    await store.datatrail.put([{ event_no: 11, member: sites.basebandKeyOf(site), value: { registered: true, num_files: 2, missing_files: ['f1'] }, update_timestamp: T0 / 1000 }])
+    await store.datatrail.put([{ event_no: 12, member: sites.basebandKeyOf(site), value: { registered: true, num_files: 2, missing_files: [] }, update_timestamp: T0 / 1000 }])
+    t.strictSame((await store.audits.verify(-1, 100, now)).mismatches, [], 'written through the port: nothing differs')
+    t.strictSame(await servedVerdicts(store, now, sites), { 11: 'contradiction', 12: 'complete' })
+
+    await tamper.serveComplete(11)
+    t.strictSame(await servedVerdicts(store, now, sites), { 11: 'complete', 12: 'complete' }, 'the window serves the changed row')
+
+    const found = await store.audits.verify(-1, 100, now)
+    t.equal(found.checked, 2)
+    t.strictSame(found.mismatches.map((mismatch) => mismatch.event_no), [11], 'verify finds the row whose facts are right but whose served verdict is not')
+    t.ok(found.mismatches[0]!.parts.includes('record'), `the record a window serves is named among the parts (${found.mismatches[0]!.parts.join(', ')})`)
+    t.strictSame(await servedVerdicts(store, now, sites), { 11: 'contradiction', 12: 'complete' }, 'repaired: the window serves the records’ verdict')
+    t.equal((await store.audits.find(11))?.look.verdict, 'contradiction')
+    t.strictSame((await store.audits.verify(-1, 100, now)).mismatches, [], 'and nothing differs any more')
+    const fed = await store.verdictChanges.since(position, 100)
+    t.ok(
+      fed.items.some((change) => change.event_no === 11 && change.from === 'complete' && change.to === 'contradiction'),
+      'the correction is a verdict change, for the live streams'
+    )
+
+    await tamper.serveComplete(11)
+    const checked = await store.audits.check([11, 12], now)
+    t.strictSame(checked.mismatches.map((mismatch) => mismatch.event_no), [11], 'check holds the named events alike')
+  })
+
+  t.test('a row that cannot be read holds back no deadline and is repaired from its records', async (t) => {
+    let now = T0
+    const { store, tamper } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
+    await store.events.upsert([event(21, T0, site, sites), event(22, T0, site, sites), event(23, T0, site, sites)])
+    await tamper.breakFacts(21)
+    now = T0 + HOUR
+    t.strictSame([...(await store.audits.due(now, 10))].sort(), [21, 22, 23], 'the classification deadline passed for all three')
+    const unreadable: number[] = []
+    const changes = await store.audits.settle([21, 22, 23], now, (eventNo) => unreadable.push(eventNo))
+    t.strictSame(unreadable, [21], 'the row that cannot be read is passed over and told')
+    t.strictSame(
+      changes.map((change) => [change.event_no, change.to]),
+      [
+        [22, 'stuck'],
+        [23, 'stuck']
+      ],
+      'the others turn stuck on time'
+    )
+    const repaired = await store.audits.check(unreadable, now)
+    t.strictSame(repaired.mismatches.map((mismatch) => mismatch.event_no), [21], 'checked against its records, it differs')
+    t.strictSame(repaired.unreadable, [])
+    const kept = await store.audits.find(21)
+    t.strictSame(kept?.look, lookAt(kept!.facts, { sites, deadlines: DEADLINES, now }).look, 'and is kept as its records say')
+    t.equal(kept?.look.verdict, 'stuck')
+
+    await tamper.breakFacts(23)
+    await store.traces.setStatus(23, stageKey(STAGES[0], site), 'complete', now / 1000, 'w')
+    t.strictSame((await store.audits.check([23], now)).mismatches, [], 'a write to an event whose row cannot be read fails not, and makes the row again')
+    t.equal((await store.audits.find(23))?.facts.sites[site]?.stages[STAGES[0]], 'complete')
+
+    await tamper.breakReport(22)
+    t.strictSame(await servedVerdicts(store, now, sites), { 21: 'stuck', 22: 'stuck', 23: 'stuck' }, 'a window read makes a broken entry from its records')
+    t.strictSame((await store.audits.verify(-1, 100, now)).mismatches.map((mismatch) => mismatch.event_no), [22], 'and the verifier repairs it')
+    t.strictSame((await store.audits.verify(-1, 100, now)).mismatches, [])
+  })
+
+  t.test('an event that stops asking for a site, and stays in the audit, is a change that names the site it left', async (t) => {
+    const now = T0
+    const { store } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
+    const [first, second] = sites.names
+    const asking = (want: string[]) => ({ ...event(41, T0, first!, sites), actions: { want: Object.fromEntries(want.map((name) => [sites.basebandKeyOf(name), true])), got: {} } })
+    await store.events.upsert([asking([first!, second!])])
+    const position = await store.verdictChanges.position()
+    await store.events.upsert([asking([first!])])
+    const fed = await store.verdictChanges.since(position, 10)
+    t.match(fed.items, [{ event_no: 41, from: 'in_progress', to: 'in_progress', left_sites: [second] }], 'a stream filtered by that site hears it leave')
+    t.strictSame(fed.items[0]?.audit?.sites, [first])
+  })
+
+  t.test('a look made under a clock that moved back is made again, and the stage is announced stuck at its real deadline', async (t) => {
+    const eventTime = T0 - 60 * SECOND
+    let now = T0
+    const { store } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
+    const position = await store.verdictChanges.position()
+    await store.events.upsert([event(31, eventTime, site, sites)])
+
+    // The host's clock steps a day forward, and back four seconds later (an NTP correction).
+    now = T0 + DAY
+    t.strictSame(await store.audits.due(now, 10), [31])
+    const ahead = await store.audits.settle([31], now)
+    t.equal(ahead[0]?.to, 'stuck', 'under the later clock, every stage turned stuck')
+    now = T0 + 4 * SECOND
+    t.strictSame(await store.audits.due(now, 10), [31], 'back on time, the look made under the later clock is due again')
+    const corrected = await store.audits.settle([31], now)
+    t.match(corrected, [{ event_no: 31, from: 'stuck', to: 'in_progress', became_stuck: [] }], 'and corrected on the stream')
+    const kept = await store.audits.find(31)
+    t.strictSame(kept?.look, lookAt(kept!.facts, { sites, deadlines: DEADLINES, now }).look, 'the kept look is the look now')
+    t.strictSame(await store.audits.due(now, 10), [], 'nothing is due until the real deadline')
+    t.strictSame((await store.audits.check([31], now)).mismatches, [])
+
+    now = eventTime + HOUR
+    t.strictSame(await store.audits.due(now, 10), [31])
+    const stuck = await store.audits.settle([31], now)
+    t.match(stuck, [{ event_no: 31, from: 'in_progress', to: 'stuck', became_stuck: [{ site: null, stage: 'tsar_classification' }] }], 'announced again when the deadline passes by the clock of the announcement')
+    const fed = await store.verdictChanges.since(position, 100)
+    t.strictSame(
+      fed.items.map((change) => [change.from, change.to]),
+      [
+        [null, 'in_progress'],
+        ['in_progress', 'stuck'],
+        ['stuck', 'in_progress'],
+        ['in_progress', 'stuck']
+      ]
+    )
+  })
+}
