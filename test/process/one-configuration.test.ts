@@ -63,7 +63,7 @@ t.test('an instance with other sites or deadlines than a live one does not start
   const { access_token } = (await login.json()) as { access_token: string }
   const now = new Date()
   const query = new URLSearchParams({ start_time_utc: new Date(now.getTime() - 30 * 86_400_000).toISOString(), end_time_utc: now.toISOString() })
-  const audit = await fetch(`${changed.url}/v1/event-tracer/audit?${query}`, { headers: { authorization: `Bearer ${access_token}` } })
+  const audit = await fetch(`${changed.url}/v1/event-tracer/audit?${query.toString()}`, { headers: { authorization: `Bearer ${access_token}` } })
   t.equal(audit.status, 200)
   const body = (await audit.json()) as { summary: { events: number }; events: { sites: string[] }[] }
   t.ok(body.summary.events > 0, 'the demo data is audited')

@@ -67,7 +67,7 @@ t.test('the running verifier finds a kept row that serves a wrong verdict, repai
   const audit = await app.inject({ url: `/v1/event-tracer/audit?${window}`, headers: { authorization: `Bearer ${token}` } })
   t.equal(audit.statusCode, 200)
   t.strictSame(
-    (audit.json() as { events: { event_no: number; verdict: string }[] }).events.map(({ event_no, verdict }) => [event_no, verdict]),
+    audit.json<{ events: { event_no: number; verdict: string }[] }>().events.map(({ event_no, verdict }) => [event_no, verdict]),
     [
       [1, 'contradiction'],
       [2, 'complete'],

@@ -16,7 +16,7 @@ function fakeHub() {
     }
   }
   const publish = (page: FeedTransition[]) => {
-    for (const listener of listeners) listener.deliver(page)
+    for (const listener of listeners) void listener.deliver(page)
   }
   return { hub: hub as unknown as TransitionHub, listeners, publish }
 }

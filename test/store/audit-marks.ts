@@ -30,7 +30,7 @@ const heartbeat = (event_no: number, heartbeat_id: number): HeartbeatInput =>
     site: 'chime',
     sent: { trigger_time: '2026-03-01T00:00:05Z', error: null },
     received: { total_data_files: 1, dir_size_gb: 1, finished_time: '2026-03-01T01:00:00Z', heartbeat_sent_unix_s: 1 }
-  }) as HeartbeatInput
+  })
 
 /** The service's store and a plain connection to the same file: another program, or an older version of the service. */
 function storeAndOther(t: Test) {

@@ -25,7 +25,7 @@ const heartbeat = (id: number, site: string, finished: boolean, error: string | 
     site,
     sent: { trigger_time: '2026-03-01T00:00:05Z', error },
     received: { total_data_files: files, dir_size_gb: 1, finished_time: finished ? '2026-03-01T01:00:00Z' : null, heartbeat_sent_unix_s: id }
-  }) as HeartbeatInput
+  })
 
 /** A reader on its own connection to the store's file, as the store's own reader sees it. */
 function readerOf(t: Test, path: string) {

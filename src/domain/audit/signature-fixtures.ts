@@ -55,8 +55,8 @@ function trace(eventNo: number, values: Record<string, string>): TraceRecord {
   return stored
 }
 
-const allComplete = (...sites: string[]) =>
-  Object.fromEntries([['tsar', 'complete'], ...sites.flatMap((site) => STAGES.map((stage) => [`${stage}@${site}`, 'complete']))])
+const allComplete = (...sites: string[]): Record<string, string> =>
+  Object.fromEntries([['tsar', 'complete'], ...sites.flatMap((site) => STAGES.map((stage) => [`${stage}@${site}`, 'complete'] as const))])
 
 const member = (name: string, value: Record<string, unknown>) => ({ member: name, value })
 
@@ -133,7 +133,7 @@ export const FIXTURE_EVENTS: readonly FixtureEvent[] = [
   { event: null, trace: trace(8, { tsar: 'complete' }), ...none(), heartbeats: [heartbeat(8, 81, 'kko')] },
   // A site no longer configured, another program's values, and no trace at all.
   {
-    event: event(9, { baseband: true, xyz_baseband: true } as Record<string, boolean>),
+    event: event(9, { baseband: true, xyz_baseband: true }),
     trace: null,
     ...none(),
     datatrail: [member('baseband', { registered: 'yes' }), member('xyz_baseband', { registered: true, num_files: 1, missing_files: [] })],
