@@ -73,6 +73,38 @@ export function settleConfiguration(
   const record = db.prepare<[string]>(
     `INSERT INTO settings (name, value) VALUES ('configuration', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`
   )
+  try {
+    return adoptOrWrite(db, wanted, use, lease, record)
+  } catch (error) {
+    if (use !== 'adopt' || !isReadOnly(error)) throw error
+    // The file cannot be written now (opened read-only; the service serves 503 until it can): the
+    // same checks, with nothing written. The lease is taken by its first renewal that can write.
+    refuseBesideLive(db, wanted, lease?.now() ?? Date.now(), lease)
+    const recorded = recordedConfiguration(db)
+    const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store')
+    if (conflict !== undefined) throw conflict
+    return { refresh: false }
+  }
+}
+
+/** Throws the conflict with the first live instance (other than this one) whose configuration differs. */
+function refuseBesideLive(db: Database.Database, wanted: StoreConfiguration, now: number, lease: LeaseTaking | undefined): void {
+  for (const other of liveLeases(db, now, lease?.instance.id)) {
+    const theirs = readConfiguration(other.configuration)
+    const conflict = theirs === null ? undefined : conflictOf(wanted, theirs, other)
+    if (conflict !== undefined) throw conflict
+  }
+}
+
+const isReadOnly = (error: unknown) => typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_READONLY')
+
+function adoptOrWrite(
+  db: Database.Database,
+  wanted: StoreConfiguration,
+  use: ConfigurationUse,
+  lease: LeaseTaking | undefined,
+  record: Database.Statement<[string]>
+): { refresh: boolean; changed?: string } {
   return db
     .transaction(() => {
       const recorded = recordedConfiguration(db)
@@ -81,11 +113,7 @@ export function settleConfiguration(
         if (conflict !== undefined) throw conflict
       } else {
         const now = lease?.now() ?? Date.now()
-        for (const other of liveLeases(db, now, lease?.instance.id)) {
-          const theirs = readConfiguration(other.configuration)
-          const conflict = theirs === null ? undefined : conflictOf(wanted, theirs, other)
-          if (conflict !== undefined) throw conflict
-        }
+        refuseBesideLive(db, wanted, now, lease)
         // Only when there is one: a start that changes nothing writes nothing (a file opened read-only still opens).
         const expired = db.prepare<[number], number>('SELECT 1 FROM instances WHERE renewed_at <= ? LIMIT 1').pluck().get(now - LEASE_EXPIRES_MS)
         if (expired !== undefined) db.prepare<[number]>('DELETE FROM instances WHERE renewed_at <= ?').run(now - LEASE_EXPIRES_MS)
