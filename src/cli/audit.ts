@@ -83,11 +83,18 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
       const print = format === 'json' ? printJson : printTable
       const recompute = options.recompute === true
       let mismatches = 0
-      await withStore(io, 'refuse', async (store) => {
-        if (recompute) mismatches = await verifyKeptAudits(io, store, now)
-        const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : keptWindow(store, window))
-        await cutShortSaid(() => print(io, source, window, audit))
-      })
+      // --recompute repairs kept audits: it writes, so it must be made with the store's own deadlines
+      // too (repairs made with other deadlines would be undone by every instance's verifier, and back).
+      await withStore(
+        io,
+        'refuse',
+        async (store) => {
+          if (recompute) mismatches = await verifyKeptAudits(io, store, now)
+          const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : keptWindow(store, window))
+          await cutShortSaid(() => print(io, source, window, audit))
+        },
+        recompute ? 'write' : 'read'
+      )
       outcome.status = mismatches > 0 ? AUDIT_EXIT.mismatch : exitStatusOf(audit.summary, options.expectEvents === true)
     })
 }

@@ -158,3 +158,12 @@ t.test('--recompute finds a kept audit that serves a wrong verdict, repairs it, 
   t.equal(again.status, 1, 'nothing differs any more: the exit status says what the audit found')
   t.match(again.stderr, /: 3 events, 0 differed/)
 })
+
+t.test('--recompute writes, so it refuses deadlines other than the store’s: its repairs would be undone by every instance', async (t) => {
+  const env = await smallStore(t)
+  const other = await audit(['--since', '7d', '--recompute'], { ...env, STAGE_DEADLINES: 'tsar_classification=2d' })
+  t.equal(other.status, 1, other.stderr)
+  t.match(other.stderr, /^tracer: STAGE_DEADLINES is .* here but .* in the store/)
+  t.equal(other.stderr.trim().split('\n').length, 1, 'one line')
+  t.equal((await audit(['--since', '7d', '--recompute'], env)).status, 1, 'with the store’s own: checked, nothing differed, exit 1 for the stuck event')
+})
