@@ -3,6 +3,7 @@ import type { Actions } from '../../schemas/events.js'
 import { loadConfig } from '../../src/config.js'
 import { auditEvent, type AuditSettings, type EventAudit } from '../../src/domain/audit/audit-event.js'
 import type { AuditedParts } from '../../src/domain/audit/site-facts.js'
+import { fixtureHeartbeat } from '../../src/domain/audit/signature-fixtures.js'
 import type { DatatrailRecord, HeartbeatRecord, TraceRecord } from '../../src/domain/records.js'
 import { siteModel, STAGES, stageKey } from '../../src/vocabulary.js'
 
@@ -37,26 +38,9 @@ export const member = (name: string, value: Record<string, unknown>): Pick<Datat
 export const registered = (name: string, extra: Record<string, unknown> = {}) =>
   member(name, { registered: true, should_be_at_minoc: true, larger_dataset: {}, data_path: '/data', num_files: 10, missing_files: [], ...extra })
 
-export function heartbeat(
-  id: number,
-  site: string,
-  options: { files?: number; finished?: boolean; error?: string | null } = {}
-): Pick<HeartbeatRecord, 'heartbeat'> {
-  return {
-    heartbeat: {
-      event_no: 1,
-      heartbeat_id: id,
-      site,
-      sent: { trigger_time: '2026-03-01T12:00:05Z', error: options.error ?? null },
-      received: {
-        total_data_files: options.files ?? 10,
-        dir_size_gb: 1.5,
-        finished_time: options.finished === false ? null : '2026-03-01T13:00:00Z',
-        heartbeat_sent_unix_s: T0 / 1000 + 3600
-      }
-    }
-  }
-}
+/** A heartbeat of event 1 (see fixtureHeartbeat). */
+export const heartbeat = (id: number, site: string, options: { files?: number; finished?: boolean; error?: string | null } = {}): Pick<HeartbeatRecord, 'heartbeat'> =>
+  fixtureHeartbeat(1, id, site, options)
 
 export interface Case {
   want?: Actions['want']

@@ -59,7 +59,8 @@ function writes(sites: Sites) {
   )
 }
 
-function event(eventNo: number, time: number, want: string[], sites: Sites): EventRecord {
+/** An event at `time` asking for baseband data from the sites in `want` (a name not configured as is). */
+export function event(eventNo: number, time: number, want: string[], sites: Sites): EventRecord {
   const flags = Object.fromEntries(want.map((site) => [sites.includes(site) ? sites.basebandKeyOf(site) : `${site}_baseband`, true]))
   return {
     event_no: eventNo,

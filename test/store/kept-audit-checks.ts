@@ -1,11 +1,10 @@
 import type { Test } from 'tap'
 import { lookAt } from '../../src/domain/audit/kept-look.js'
 import { WindowAudit } from '../../src/domain/audit/window-audit.js'
-import type { EventRecord } from '../../src/domain/records.js'
 import { parseStageDeadlines } from '../../src/domain/stage-deadlines.js'
 import type { Store } from '../../src/store/port.js'
 import { STAGES, stageKey, type Sites } from '../../src/vocabulary.js'
-import type { AuditStoreUnderTest } from './audit-conformance.js'
+import { event as eventAsking, type AuditStoreUnderTest } from './audit-conformance.js'
 
 /**
  * Changes a kept audit the way another program (or a bug, or a hand edit) could: straight into the
@@ -32,19 +31,7 @@ const DAY = 24 * HOUR
 /** Every stage 2 h after the event, the classification 1 h. */
 const DEADLINES = parseStageDeadlines([...STAGES.map((stage) => `${stage}=2h`), 'tsar_classification=1h'].join(','))
 
-function event(eventNo: number, time: number, site: string, sites: Sites): EventRecord {
-  return {
-    event_no: eventNo,
-    timestamp: time,
-    snr: 12.5,
-    dm: null,
-    known_source_name: 'FRB',
-    tsar_classification: null,
-    actions: { want: { [sites.basebandKeyOf(site)]: true }, got: {} },
-    baseband_requested: true,
-    update_timestamp: time / 1000
-  }
-}
+const event = (eventNo: number, time: number, site: string, sites: Sites) => eventAsking(eventNo, time, [site], sites)
 
 /** What a window read serves of the whole store at `now`: each event's verdict, by event_no. */
 async function servedVerdicts(store: Store, now: number, sites: Sites) {
@@ -136,7 +123,7 @@ export function keptAuditChecks(t: Test, open: OpenTamperableStore, sites: Sites
     const now = T0
     const { store } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
     const [first, second] = sites.names
-    const asking = (want: string[]) => ({ ...event(41, T0, first!, sites), actions: { want: Object.fromEntries(want.map((name) => [sites.basebandKeyOf(name), true])), got: {} } })
+    const asking = (want: string[]) => eventAsking(41, T0, want, sites)
     await store.events.upsert([asking([first!, second!])])
     const position = await store.verdictChanges.position()
     await store.events.upsert([asking([first!])])

@@ -63,7 +63,8 @@ const member = (name: string, value: Record<string, unknown>) => ({ member: name
 const registered = (name: string, extra: Record<string, unknown> = {}) =>
   member(name, { registered: true, should_be_at_minoc: true, larger_dataset: {}, data_path: '/data', num_files: 10, missing_files: [], ...extra })
 
-function heartbeat(eventNo: number, id: number, site: string, options: { files?: number; finished?: boolean; error?: string | null } = {}) {
+/** A heartbeat of `site`, finished with 10 files and no error unless told otherwise (the audit's unit tests build theirs with it too). */
+export function fixtureHeartbeat(eventNo: number, id: number, site: string, options: { files?: number; finished?: boolean; error?: string | null } = {}) {
   return {
     heartbeat: {
       event_no: eventNo,
@@ -88,7 +89,7 @@ export const FIXTURE_EVENTS: readonly FixtureEvent[] = [
     event: event(1, { baseband: true }),
     trace: trace(1, allComplete('chime')),
     datatrail: [registered('baseband')],
-    heartbeats: [heartbeat(1, 11, 'chime', { finished: false, files: 3 }), heartbeat(1, 12, 'chime')],
+    heartbeats: [fixtureHeartbeat(1, 11, 'chime', { finished: false, files: 3 }), fixtureHeartbeat(1, 12, 'chime')],
     transitions: [
       { key: CLASSIFICATION_KEY, to: 'complete', at: T0 / 1000 + 30 },
       { key: stageKey('baseband_callback_request', 'chime'), to: 'complete', at: T0 / 1000 + 90 },
@@ -116,7 +117,7 @@ export const FIXTURE_EVENTS: readonly FixtureEvent[] = [
     event: event(5, { baseband: true }),
     trace: trace(5, allComplete('chime')),
     datatrail: [registered('baseband', { missing_files: ['a.h5', 'b.h5'], num_files: 12 })],
-    heartbeats: [heartbeat(5, 51, 'chime', { files: 9 }), heartbeat(5, 52, 'chime', { finished: false, error: 'disk full on "node 3"' })],
+    heartbeats: [fixtureHeartbeat(5, 51, 'chime', { files: 9 }), fixtureHeartbeat(5, 52, 'chime', { finished: false, error: 'disk full on "node 3"' })],
     transitions: []
   },
   // Recorded complete before the event happened: a clock is wrong somewhere.
@@ -128,15 +129,15 @@ export const FIXTURE_EVENTS: readonly FixtureEvent[] = [
     transitions: [{ key: stageKey('baseband_conversion', 'hco'), to: 'complete', at: T0 / 1000 - 120 }]
   },
   // Asks for no baseband data: not in the audit, though its records say much.
-  { event: event(7, {}), trace: trace(7, allComplete('chime')), ...none(), heartbeats: [heartbeat(7, 71, 'chime', { files: 1 })] },
+  { event: event(7, {}), trace: trace(7, allComplete('chime')), ...none(), heartbeats: [fixtureHeartbeat(7, 71, 'chime', { files: 1 })] },
   // Records of an event not written yet: a trace and a heartbeat first.
-  { event: null, trace: trace(8, { tsar: 'complete' }), ...none(), heartbeats: [heartbeat(8, 81, 'kko')] },
+  { event: null, trace: trace(8, { tsar: 'complete' }), ...none(), heartbeats: [fixtureHeartbeat(8, 81, 'kko')] },
   // A site no longer configured, another program's values, and no trace at all.
   {
     event: event(9, { baseband: true, xyz_baseband: true }),
     trace: null,
     ...none(),
     datatrail: [member('baseband', { registered: 'yes' }), member('xyz_baseband', { registered: true, num_files: 1, missing_files: [] })],
-    heartbeats: [heartbeat(9, 91, 'xyz', { error: 'x' })]
+    heartbeats: [fixtureHeartbeat(9, 91, 'xyz', { error: 'x' })]
   }
 ]
