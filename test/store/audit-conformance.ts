@@ -33,6 +33,7 @@ type Write =
   | { kind: 'trace'; eventNo: number; keys: string[] }
   | { kind: 'member'; eventNo: number; site: string; registered: boolean; files: number; missing: number }
   | { kind: 'heartbeat'; eventNo: number; id: number; site: string; files: number; finished: boolean; error: string | null }
+  | { kind: 'history'; eventNo: number; key: string; to: 'complete' | 'incomplete'; earlier: number }
   | { kind: 'clock'; hours: number }
   | { kind: 'deadlines'; hours: number }
 
@@ -54,6 +55,8 @@ function writes(sites: Sites) {
       finished: fc.boolean(),
       error: fc.constantFrom(null, '', 'disk full')
     }),
+    // History imported as it stood elsewhere (tracer import): completions at any time, earlier ones included.
+    fc.record({ kind: fc.constant('history' as const), eventNo, key, to: fc.constantFrom('complete' as const, 'incomplete' as const), earlier: fc.integer({ min: 0, max: 50 }) }),
     fc.record({ kind: fc.constant('clock' as const), hours: fc.integer({ min: 0, max: 30 }) }),
     fc.record({ kind: fc.constant('deadlines' as const), hours: fc.integer({ min: 1, max: 20 }) })
   )
@@ -126,6 +129,9 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
                 at
               )
               break
+            case 'history':
+              await store.traces.record([{ event_no: write.eventNo, key: write.key, from: null, to: write.to, at: at - write.earlier * 600, by: 'import' }])
+              break
             case 'clock':
               now += write.hours * HOUR
               break
@@ -137,6 +143,7 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
         }
         await store.audits.settle(await store.audits.due(now, 1000), now)
         const settings = { sites, deadlines, now }
+        t.strictSame((await store.audits.check(EVENT_NOS, now)).mismatches, [], 'nothing a read serves differs from the records')
         for (const eventNo of EVENT_NOS) {
           const records = await recordsOf(store, eventNo)
           const kept = await store.audits.find(eventNo)
