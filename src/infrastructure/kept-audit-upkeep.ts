@@ -6,8 +6,10 @@ import type { AuditCheck } from '../store/port.js'
 export interface KeptAuditUpkeepOptions {
   /** How often the events whose next deadline has passed are looked for. */
   deadlineCheckMs?: number
-  /** How often the next page of kept audits is checked against its records. */
+  /** The shortest time between two pages of kept audits checked against their records. */
   verifyEveryMs?: number
+  /** How long a full pass should take: the pages are spaced so (no closer than verifyEveryMs); 0 for no spacing. */
+  verifyPassMs?: number
   /** Kept audits checked a page. */
   verifyPage?: number
   /** How often the events other programs wrote are looked for. */
@@ -19,12 +21,17 @@ export const DEADLINE_CHECK_MS = 500
 /** Events whose deadline passed, settled together: a backlog (after an outage) goes on at once with the next. */
 const DUE_PAGE = 500
 /**
- * A page of 50 every 160 ms: a full pass over a million kept audits within the hour (the promise
- * made to operators). Each event costs a few dozen indexed reads, so a page holds the event loop
- * for a few milliseconds, not the tens a larger page would, and no write lock is held while it reads.
+ * Pages of 50, at most one every 160 ms: a full pass over a million kept audits within the hour
+ * (the promise made to operators). Each event costs a few dozen indexed reads, so a page holds the
+ * event loop for a few milliseconds, not the tens a larger page would, and no write lock is held
+ * while it reads. A smaller store is not checked faster than a pass in VERIFY_PASS_MS: its share of
+ * the CPU shrinks with it, and every row is still checked within the hour.
  */
 export const VERIFY_EVERY_MS = 160
 export const VERIFY_PAGE = 50
+export const VERIFY_PASS_MS = 45 * 60_000
+/** The longest wait between two pages, however small the store: a pass over a few rows still ends soon. */
+const VERIFY_SLOWEST_MS = 2_000
 /** Once a second: a write another program made is in the kept audit within about a second. */
 export const MARKS_CHECK_MS = 1000
 const MARKS_PAGE = 500
@@ -53,7 +60,13 @@ const UNREADABLE_REMEMBERED = 10_000
  */
 async function keptAuditUpkeep(
   fastify: FastifyInstance,
-  { deadlineCheckMs = DEADLINE_CHECK_MS, verifyEveryMs = VERIFY_EVERY_MS, verifyPage = VERIFY_PAGE, marksCheckMs = MARKS_CHECK_MS }: KeptAuditUpkeepOptions
+  {
+    deadlineCheckMs = DEADLINE_CHECK_MS,
+    verifyEveryMs = VERIFY_EVERY_MS,
+    verifyPage = VERIFY_PAGE,
+    verifyPassMs = VERIFY_PASS_MS,
+    marksCheckMs = MARKS_CHECK_MS
+  }: KeptAuditUpkeepOptions
 ) {
   const { store, clock, log, metrics } = fastify
   const gauges = upkeepMetrics(metrics)
@@ -120,8 +133,14 @@ async function keptAuditUpkeep(
 
   let verifiedUpTo = -1
   let checkedThisPass = 0
+  let pageEveryMs = verifyEveryMs
   const verify = async () => {
     try {
+      // Each pass is spaced by the store's size as it begins: a pass in verifyPassMs, within the bounds.
+      if (verifiedUpTo === -1 && verifyPassMs > 0) {
+        const spaced = (verifyPassMs * verifyPage) / Math.max(1, await store.audits.size())
+        pageEveryMs = Math.min(Math.max(verifyEveryMs, VERIFY_SLOWEST_MS), Math.max(verifyEveryMs, spaced))
+      }
       const result = await store.audits.verify(verifiedUpTo, verifyPage, clock())
       report(result)
       checkedThisPass += result.checked
@@ -138,7 +157,7 @@ async function keptAuditUpkeep(
     } catch (error) {
       failed('verify', error)
     }
-    later(verifyEveryMs, verify)
+    later(pageEveryMs, verify)
   }
 
   // A write another program made (an older version during an upgrade, a script) changed records

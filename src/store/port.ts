@@ -247,6 +247,8 @@ export interface AuditCollection {
    * the audit and those with a kept row. `last`: where the next page starts, null at the end.
    */
   verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }>
+  /** About how many kept audits there are: what sets the verifier's pace (an estimate is enough). */
+  size(): Promise<number>
   /**
    * Events written by a program other than this service (another program, an older version),
    * noticed by the store as they were written: at most `limit`, oldest first, and `upTo`, the

@@ -18,6 +18,7 @@ function countingWindowReads(store: Store) {
     settle: (eventNos, now) => store.audits.settle(eventNos, now),
     check: (eventNos, now) => store.audits.check(eventNos, now),
     verify: (after, limit, now) => store.audits.verify(after, limit, now),
+    size: () => store.audits.size(),
     marked: (limit) => store.audits.marked(limit),
     unmark: (upTo) => store.audits.unmark(upTo),
     windowPage: (window, after, limit) => {

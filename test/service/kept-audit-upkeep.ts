@@ -3,7 +3,7 @@ import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../src/app.js'
 import { toEventRecord } from '../../src/domain/events.js'
-import { VERIFY_EVERY_MS, VERIFY_PAGE, type KeptAuditUpkeepOptions } from '../../src/infrastructure/kept-audit-upkeep.js'
+import { VERIFY_EVERY_MS, VERIFY_PAGE, VERIFY_PASS_MS, type KeptAuditUpkeepOptions } from '../../src/infrastructure/kept-audit-upkeep.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { STAGES, stageKey } from '../../src/vocabulary.js'
 import { testConfig, userWithTokens } from '../helper.js'
@@ -47,7 +47,7 @@ async function upkeepApp(t: Test, upkeep: KeptAuditUpkeepOptions) {
 }
 
 t.test('the running verifier finds a kept row that serves a wrong verdict, repairs it, counts it, and says when its pass ended', async (t) => {
-  const { app, event, tamper, metric, until } = await upkeepApp(t, { verifyEveryMs: 5, verifyPage: 2 })
+  const { app, event, tamper, metric, until } = await upkeepApp(t, { verifyEveryMs: 5, verifyPage: 2, verifyPassMs: 0 })
   const { access_token: token } = await userWithTokens(app, 'ana')
   await app.store.events.upsert([event(1, 3 * HOUR), event(2, 3 * HOUR), event(3, 10 * 60_000)])
   for (const eventNo of [1, 2]) {
@@ -104,5 +104,14 @@ t.test('a write another program makes straight into the file is in the kept audi
 })
 
 t.test('a full pass over a million kept audits takes under an hour at the verifier’s pace', async (t) => {
-  t.ok((3_600_000 / VERIFY_EVERY_MS) * VERIFY_PAGE >= 1_000_000, `${VERIFY_PAGE} every ${VERIFY_EVERY_MS} ms`)
+  t.ok((3_600_000 / VERIFY_EVERY_MS) * VERIFY_PAGE >= 1_000_000, `${VERIFY_PAGE} every ${VERIFY_EVERY_MS} ms at the fastest`)
+  t.ok(VERIFY_PASS_MS <= 3_600_000, 'a smaller store is spaced to a pass within the hour')
+})
+
+t.test('a small store’s pass is spaced out, and still ends', async (t) => {
+  // Three rows, a pass meant to take 30 ms: a page of one every 10 ms.
+  const { app, event, metric, until } = await upkeepApp(t, { verifyEveryMs: 1, verifyPage: 1, verifyPassMs: 30 })
+  await app.store.events.upsert([event(1, 0), event(2, 0), event(3, 0)])
+  await until(async () => (await metric('tracer_audit_verify_last_pass_rows')) === 3)
+  t.pass('the pass ended')
 })

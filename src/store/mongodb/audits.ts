@@ -130,6 +130,11 @@ export class MongoAudits implements Adapter<AuditCollection> {
     return result
   }
 
+  /** The collection's own estimate (its metadata, no scan): documents of events outside the audit count too. */
+  async size(): Promise<number> {
+    return this.audits.estimatedDocumentCount()
+  }
+
   async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
     const eventNos = await this.records.eventNumbersAfter(after, limit)
     return { ...(await this.check(eventNos, now)), checked: eventNos.length, last: eventNos.length < limit ? null : eventNos.at(-1)! }

@@ -131,6 +131,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
          ORDER BY event_time, event_no LIMIT @limit`
       ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck(),
+      size: db.prepare<[], number>('SELECT count(*) FROM audits').pluck(),
       ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck()
     }
   }
@@ -341,6 +342,10 @@ export class SqliteAudits implements Adapter<AuditCollection> {
         return result
       })
       .immediate()
+  }
+
+  size(): number {
+    return this.statements.size.get()!
   }
 
   verify(after: number, limit: number, now: number): AuditCheck & { checked: number; last: number | null } {

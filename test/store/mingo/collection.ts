@@ -76,6 +76,11 @@ export class MingoCollection {
     return this.matching(filter).length
   }
 
+  async estimatedDocumentCount(): Promise<number> {
+    this.gate('estimatedDocumentCount')
+    return this.matching({}).length
+  }
+
   /** Like the driver, gives the caller's document an `_id` when it has none. */
   async insertOne(document: Document) {
     this.gate('insertOne')
