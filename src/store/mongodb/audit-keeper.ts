@@ -2,12 +2,12 @@ import type { Collection, Db, Document } from 'mongodb'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
 import { factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
-import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../../domain/audit/kept-look.js'
+import { beforeOf, OUTSIDE, relooked, remade } from '../../domain/audit/keeping.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { Sites } from '../../vocabulary.js'
 import { StoreUnavailableError } from '../port.js'
 import { asStored, factFields, KEPT_ONLY, keptIn, lookFields, type KeptDocument } from './audit-documents.js'
-import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS } from '../../domain/audit/kept-check.js'
+import { isUnreadableContent, keptDifferences } from '../../domain/audit/kept-check.js'
 import type { AuditRecords, StoredRecords } from './audit-records.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { numberIn } from './documents.js'
@@ -61,7 +61,7 @@ const sameRevision = (eventNo: number, rev: number | undefined) => ({ event_no: 
 /**
  * Keeps each event's audit document equal to what its records say, without a transaction. After a
  * write lands, the writer calls `keep` with the events it touched: the audit documents are read,
- * then the records, the facts made again from them (factsOf) and looked at (lookAt); where the
+ * then the records, the facts made again from them (factsOf) and looked at (remade, keeping.ts); where the
  * facts or the look differ from the document, it is written with a compare-and-set on `rev`, with
  * the verdict change in the same update. A round that loses (another writer moved `rev`, or created
  * the document first: E11000) reads everything again. Making the facts from the records rather than
@@ -138,12 +138,11 @@ export class AuditKeeper {
     for (let attempt = 0; attempt < AUDIT_WRITE_ATTEMPTS; attempt++) {
       const kept = (await this.kept([eventNo])).get(eventNo)
       if (kept === undefined || kept.facts === undefined || kept.facts === null) return null
-      const after = lookAt(kept.facts, settings)
-      // A look made under a clock later than now is made again even when it reads the same, so that it is due no more.
-      if (sameLook(kept.look, after.look) && (kept.looked_at ?? 0) <= now + LOOK_CLOCK_TOLERANCE_MS) return null
-      const change = asStored(verdictChange(kept.facts, kept.look, after, settings))
+      const relook = relooked(kept, kept.looked_at, settings)
+      if (relook === null) return null
+      const change = asStored(relook.change)
       const rev = (kept.rev ?? 0) + 1
-      const set: Document = { ...lookFields(after.look, now), rev, ...(change === null ? {} : { change: { rev, value: change } }) }
+      const set: Document = { ...lookFields(relook.look, now), rev, ...(change === null ? {} : { change: { rev, value: change } }) }
       const result = await this.audits.updateOne(sameRevision(eventNo, kept.rev), { $set: set })
       if (result.matchedCount === 1) return change
     }
@@ -155,15 +154,11 @@ export class AuditKeeper {
     // Nothing stored and nothing kept: no document for an event that does not exist (find answers null).
     if (kept === undefined && !records.any) return null
     const facts = this.factsOf(eventNo, records)
-    const before: KeptLook = kept?.look ?? NOT_AUDITED
     if (kept !== undefined && agrees(kept, facts, settings)) return null
-    const after = lookAt(facts, settings)
-    // The sites a stream filter last saw the event under, so that one leaving a site is told so.
-    const requested: unknown = kept === undefined || before.verdict === null ? undefined : (kept.facts as Partial<KeptFacts> | null)?.event?.requested
-    const change = verdictChange(facts, before, after, settings, Array.isArray(requested) ? (requested as string[]) : [])
+    const made = remade(facts, kept === undefined ? OUTSIDE : beforeOf(kept), settings)
     const rev = (kept?.rev ?? 0) + 1
-    const set: Document = { event_no: eventNo, ...factFields(facts, after.report), ...lookFields(after.look, settings.now), rev }
-    if (change !== null) set.change = { rev, value: asStored(change) }
+    const set: Document = { event_no: eventNo, ...factFields(made.facts, made.report), ...lookFields(made.look, settings.now), rev }
+    if (made.change !== null) set.change = { rev, value: asStored(made.change) }
     return { eventNo, filter: sameRevision(eventNo, kept?.rev), update: { $set: set }, upsert: kept === undefined }
   }
 

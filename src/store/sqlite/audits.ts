@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
-import { compact, factsOf, type EventRecords, type KeptFacts } from '../../domain/audit/kept-facts.js'
-import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook, type Look } from '../../domain/audit/kept-look.js'
-import { fixedAuditOf, reportOf, type WindowEntry } from '../../domain/audit/kept-report.js'
+import { factsOf, type EventRecords, type KeptFacts } from '../../domain/audit/kept-facts.js'
+import type { KeptLook } from '../../domain/audit/kept-look.js'
+import { reportOf, type WindowEntry } from '../../domain/audit/kept-report.js'
+import { beforeOf, OUTSIDE, relooked, remade, type Before } from '../../domain/audit/keeping.js'
 import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, type KeptPart, type KeptRow } from '../../domain/audit/kept-check.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
@@ -53,22 +54,8 @@ function toWindowEntry(row: WindowRow): WindowEntry {
   return report
 }
 
-/** What an event was before a write or a repair: its look, and the sites it asked for (none when it was not in the audit). */
-interface Before {
-  look: KeptLook
-  sites: readonly string[]
-}
-
-const OUTSIDE: Before = { look: NOT_AUDITED, sites: [] }
-
 /** An event a write touched: its kept audit as found, none, or one that could not be read. */
 type Touched = (KeptAudit & { before: Before }) | 'absent' | 'unreadable'
-
-/** The sites a stream filter last saw the event under: those of its facts while it was in the audit. */
-const beforeOf = ({ facts, look }: KeptAudit): Before => {
-  const requested: unknown = look.verdict === null ? undefined : (facts as Partial<KeptFacts> | null)?.event?.requested
-  return { look, sites: Array.isArray(requested) ? [...(requested as string[])] : [] }
-}
 
 /** What a write hands over: each event it touched, and what the write did to its facts. */
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
@@ -197,35 +184,26 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     }
   }
 
-  /** Writes the facts and their look, or removes the row of an event that left the audit; `before` null records no verdict change. */
+  /** Writes the facts and their look, or removes the row of an event that left the audit, with the verdict change against `before` (none when null). */
   private write(facts: KeptFacts, before: Before | null, settings: AuditSettings): VerdictChange | null {
-    compact(facts)
-    const after = lookAt(facts, settings)
-    const event = facts.event
-    if (event === null || !event.listed) {
+    const made = remade(facts, before, settings)
+    if (made.report === null) {
       this.statements.remove.run(facts.event_no)
     } else {
-      const report = after.report!
-      const fixed = fixedAuditOf(report, after.audit!)
       this.statements.put.run({
         event_no: facts.event_no,
-        facts: JSON.stringify(facts),
-        report: fixed !== null ? null : JSON.stringify(report),
-        fixed: fixed?.json ?? null,
-        event_time: event.timestamp,
-        verdict: after.look.verdict,
-        due_at: after.look.due_at,
-        stuck: JSON.stringify(after.look.stuck),
+        facts: JSON.stringify(made.facts),
+        report: made.fixed !== null ? null : JSON.stringify(made.report),
+        fixed: made.fixed?.json ?? null,
+        event_time: made.report.event.timestamp,
+        verdict: made.look.verdict,
+        due_at: made.look.due_at,
+        stuck: JSON.stringify(made.look.stuck),
         looked_at: settings.now
       })
     }
-    return before === null ? null : this.recordChange(facts, before, after, settings)
-  }
-
-  private recordChange(facts: KeptFacts, before: Before, after: Look, settings: AuditSettings): VerdictChange | null {
-    const change = verdictChange(facts, before.look, after, settings, before.sites)
-    if (change !== null) this.statements.change.run(facts.event_no, JSON.stringify(change))
-    return change
+    if (made.change !== null) this.statements.change.run(facts.event_no, JSON.stringify(made.change))
+    return made.change
   }
 
   /**
@@ -295,23 +273,24 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     const changes: VerdictChange[] = []
     this.db.transaction(() => {
       for (const eventNo of eventNos) {
-        let looked: { kept: KeptAudit; after: Look } | undefined
+        let looked: { kept: KeptAudit; relook: ReturnType<typeof relooked> } | undefined
         try {
           const row = this.statements.get.get(eventNo)
           if (row === undefined) continue
           const kept = toKept(row)
-          looked = { kept, after: lookAt(kept.facts, settings) }
+          looked = { kept, relook: relooked(kept, this.statements.lookedAt.get(eventNo) ?? null, settings) }
         } catch (error) {
           if (!isUnreadableContent(error)) throw error
           unreadable?.(eventNo)
           continue
         }
-        const { kept, after } = looked
-        // A look made under a clock later than now is made again even when it reads the same, so that it is due no more.
-        if (sameLook(kept.look, after.look) && (this.statements.lookedAt.get(eventNo) ?? 0) <= now + LOOK_CLOCK_TOLERANCE_MS) continue
-        this.statements.setLook.run({ event_no: eventNo, verdict: after.look.verdict, due_at: after.look.due_at, stuck: JSON.stringify(after.look.stuck), looked_at: now })
-        const change = this.recordChange(kept.facts, beforeOf(kept), after, settings)
-        if (change !== null) changes.push(change)
+        const { relook } = looked
+        if (relook === null) continue
+        const { look, change } = relook
+        this.statements.setLook.run({ event_no: eventNo, verdict: look.verdict, due_at: look.due_at, stuck: JSON.stringify(look.stuck), looked_at: now })
+        if (change === null) continue
+        this.statements.change.run(eventNo, JSON.stringify(change))
+        changes.push(change)
       }
       this.statements.forgetChanges.run(KEPT_CHANGES)
     }).immediate()
