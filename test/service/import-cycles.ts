@@ -1,0 +1,68 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, normalize, relative } from 'node:path'
+import t from 'tap'
+
+/** The repository's root: this file runs from dist/test/service/. */
+const ROOT = join(import.meta.dirname, '../../..')
+const SOURCE_FOLDERS = ['src', 'plugins', 'schemas']
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name)
+    if (entry.isDirectory()) return sourceFiles(path)
+    return entry.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** Every relative import and re-export of a file, type-only ones included: a cycle of types is a cycle of meaning too. */
+function importsOf(file: string, known: Set<string>): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  const targets: string[] = []
+  for (const match of text.matchAll(/^(?:import|export)\s[^;]*?\sfrom\s+'(\.[^']+)'/gms)) {
+    const target = normalize(join(dirname(file), match[1]!.replace(/\.js$/, '.ts')))
+    if (known.has(target)) targets.push(target)
+  }
+  return targets
+}
+
+/** The groups of files that import each other round in a circle (Tarjan's strongly connected components of more than one file, or a file importing itself). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const found: string[][] = []
+  const visit = (file: string) => {
+    index.set(file, index.size)
+    low.set(file, index.get(file)!)
+    stack.push(file)
+    onStack.add(file)
+    for (const next of graph.get(file)!) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(file, Math.min(low.get(file)!, low.get(next)!))
+      } else if (onStack.has(next)) {
+        low.set(file, Math.min(low.get(file)!, index.get(next)!))
+      }
+    }
+    if (low.get(file) !== index.get(file)) return
+    const group: string[] = []
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      onStack.delete(member)
+      group.push(member)
+      if (member === file) break
+    }
+    if (group.length > 1 || graph.get(file)!.includes(file)) found.push(group.sort())
+  }
+  for (const file of graph.keys()) if (!index.has(file)) visit(file)
+  return found
+}
+
+t.test('no module of src/, plugins/ or schemas/ imports itself back through others', async (t) => {
+  const files = SOURCE_FOLDERS.flatMap(sourceFiles).map((file) => relative(ROOT, join(ROOT, file)))
+  const known = new Set(files)
+  const graph = new Map(files.map((file) => [file, importsOf(file, known)]))
+  t.ok(graph.size > 100, `${graph.size} modules read`)
+  t.ok([...graph.values()].some((targets) => targets.length > 0), 'their imports were read')
+  t.strictSame(cycles(graph), [])
+})
