@@ -4,6 +4,7 @@ import type { AdapterCollections } from '../guarded-store.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import { SqliteAudits } from './audits.js'
 import { SqliteAuditMarks } from './audit-marks.js'
+import { RecordWrites } from './record-writes.js'
 import { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
 import { SqliteVerdictFeed } from './verdict-feed.js'
@@ -47,11 +48,13 @@ export class SqliteConnection {
     audit: KeptAuditSettings
   ) {
     const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db, sites), new SqliteAuditMarks(db)))
+    // Every record table is written through these, so that each write keeps its event's audit.
+    const records = new RecordWrites(db, audits)
     const tables = {
-      events: new SqliteEvents(db, sites, audits),
-      traces: new SqliteTraces(db, sites, audits),
-      datatrail: new SqliteDatatrail(db, sites, audits),
-      heartbeats: new SqliteHeartbeats(db, sites, audits)
+      events: new SqliteEvents(db, sites, records),
+      traces: new SqliteTraces(db, sites, records),
+      datatrail: new SqliteDatatrail(db, sites, records),
+      heartbeats: new SqliteHeartbeats(db, sites, records)
     }
     this.collections = {
       users: new SqliteUsers(db),

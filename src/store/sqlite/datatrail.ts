@@ -4,7 +4,7 @@ import type { Adapter } from '../guarded-store.js'
 import type { DatatrailCollection } from '../port.js'
 import { applyMember } from '../../domain/audit/kept-facts.js'
 import type { Sites } from '../../vocabulary.js'
-import type { SqliteAudits } from './audits.js'
+import type { RecordWrites } from './record-writes.js'
 
 interface DatatrailRow {
   event_no: number
@@ -16,28 +16,30 @@ interface DatatrailRow {
 /** Datatrail members, one row per (event, member), the member's fields as JSON. */
 export class SqliteDatatrail implements Adapter<DatatrailCollection> {
   private readonly statements
+  private readonly putAll: (members: readonly DatatrailRecord[]) => void
 
   constructor(
-    private readonly db: Database.Database,
-    private readonly sites: Sites,
-    private readonly audits: SqliteAudits
+    db: Database.Database,
+    sites: Sites,
+    records: RecordWrites
   ) {
+    this.putAll = records.transaction((members: readonly DatatrailRecord[]) => {
+      for (const { event_no, member, value, update_timestamp } of members) {
+        this.statements.put({ event_no, member, doc: JSON.stringify(value), update_timestamp }, value)
+      }
+    })
     this.statements = {
-      put: db.prepare<DatatrailRow>(
+      put: records.statement<DatatrailRow, DatatrailRecord['value']>(
         `INSERT INTO datatrail (event_no, member, doc, update_timestamp) VALUES (@event_no, @member, @doc, @update_timestamp)
-         ON CONFLICT (event_no, member) DO UPDATE SET doc = excluded.doc, update_timestamp = excluded.update_timestamp`
+         ON CONFLICT (event_no, member) DO UPDATE SET doc = excluded.doc, update_timestamp = excluded.update_timestamp`,
+        ({ event_no, member }, _result, value) => [event_no, (facts) => applyMember(facts, member, value, sites)]
       ),
       of: db.prepare<[number], DatatrailRow>('SELECT * FROM datatrail WHERE event_no = ? ORDER BY member')
     }
   }
 
   put(members: readonly DatatrailRecord[]): void {
-    this.db.transaction(() => {
-      for (const { event_no, member, value, update_timestamp } of members) {
-        this.statements.put.run({ event_no, member, doc: JSON.stringify(value), update_timestamp })
-      }
-      this.audits.keep(members.map(({ event_no, member, value }) => [event_no, (facts) => applyMember(facts, member, value, this.sites)]))
-    })()
+    this.putAll(members)
   }
 
   /** The members of one event (for the views). */

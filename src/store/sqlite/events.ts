@@ -6,7 +6,7 @@ import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 import { applyEvent } from '../../domain/audit/kept-facts.js'
-import type { SqliteAudits } from './audits.js'
+import type { RecordWrites } from './record-writes.js'
 import type { EventRow } from './event-rows.js'
 
 /** The row of an event, with the texts the window routes send (see output-forms.ts). */
@@ -40,16 +40,20 @@ const FILTERS: Record<string, string> = {
 /** Events: bulk upsert, lookup and keyset pages. */
 export class SqliteEvents implements Adapter<EventCollection> {
   private readonly statements
+  private readonly upsertAll: (events: readonly EventRecord[]) => void
   /** Page statements by the shape of their WHERE clause: at most 32 of them. */
   private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, PageRow>>()
 
   constructor(
     private readonly db: Database.Database,
     private readonly sites: Sites,
-    private readonly audits: SqliteAudits
+    records: RecordWrites
   ) {
+    this.upsertAll = records.transaction((events: readonly EventRecord[]) => {
+      for (const event of events) this.statements.upsert(toRow(event, sites), event)
+    })
     this.statements = {
-      upsert: db.prepare<ReturnType<typeof toRow>>(
+      upsert: records.statement<ReturnType<typeof toRow>, EventRecord>(
         `INSERT INTO events (event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions,
                              baseband_requested, update_timestamp, output, callback_head)
          VALUES (@event_no, @timestamp_ms, @snr, @dm, @known_source_name, @tsar_classification, @actions,
@@ -58,17 +62,15 @@ export class SqliteEvents implements Adapter<EventCollection> {
            timestamp_ms = excluded.timestamp_ms, snr = excluded.snr, dm = excluded.dm,
            known_source_name = excluded.known_source_name, tsar_classification = excluded.tsar_classification,
            actions = excluded.actions, baseband_requested = excluded.baseband_requested,
-           update_timestamp = excluded.update_timestamp, output = excluded.output, callback_head = excluded.callback_head`
+           update_timestamp = excluded.update_timestamp, output = excluded.output, callback_head = excluded.callback_head`,
+        (_row, _result, event) => [event.event_no, (facts) => applyEvent(facts, event, sites)]
       ),
       find: db.prepare<[number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_no = ?`)
     }
   }
 
   upsert(events: readonly EventRecord[]): number {
-    this.db.transaction(() => {
-      for (const event of events) this.statements.upsert.run(toRow(event, this.sites))
-      this.audits.keep(events.map((event) => [event.event_no, (facts) => applyEvent(facts, event, this.sites)]))
-    })()
+    this.upsertAll(events)
     return events.length
   }
 

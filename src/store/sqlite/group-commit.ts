@@ -24,9 +24,10 @@ export class GroupCommit<A extends unknown[], R> {
   private pending: Pending<A, R>[] = []
   private readonly commit: (batch: readonly Pending<A, R>[]) => Outcome<R>[]
 
-  constructor(db: Database.Database, write: (...args: A) => R) {
+  /** `transaction` makes each write a transaction of its own (a savepoint of the batch's): db.transaction unless given. */
+  constructor(db: Database.Database, write: (...args: A) => R, transaction: (write: (...args: A) => R) => (...args: A) => R = (work) => db.transaction(work)) {
     // A transaction function called inside another runs as a savepoint.
-    const alone = db.transaction(write)
+    const alone = transaction(write)
     const together = db.transaction((batch: readonly Pending<A, R>[]) =>
       batch.map((item): Outcome<R> => {
         try {

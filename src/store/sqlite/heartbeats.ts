@@ -4,22 +4,30 @@ import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
 import { applyHeartbeat } from '../../domain/audit/kept-facts.js'
-import type { SqliteAudits } from './audits.js'
+import type { RecordWrites } from './record-writes.js'
 import type { Sites } from '../../vocabulary.js'
 
 /** Heartbeats, one row per heartbeat_id, the record as JSON. */
 export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   private readonly statements
+  private readonly addAll: (heartbeats: readonly HeartbeatInput[], now: number) => number
 
   constructor(
     private readonly db: Database.Database,
-    private readonly sites: Sites,
-    private readonly audits: SqliteAudits
+    sites: Sites,
+    records: RecordWrites
   ) {
+    this.addAll = records.transaction((heartbeats: readonly HeartbeatInput[], now: number) => {
+      let added = 0
+      for (const heartbeat of heartbeats) added += this.statements.add([heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now], heartbeat).changes
+      return added
+    })
     this.statements = {
-      add: db.prepare<[number, number, string, number]>(
+      // A heartbeat_id stored already is left as it is, so only the new ones reach the audit.
+      add: records.statement<[number, number, string, number], HeartbeatInput>(
         `INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, ?)
-         ON CONFLICT (heartbeat_id) DO NOTHING`
+         ON CONFLICT (heartbeat_id) DO NOTHING`,
+        (_row, { changes }, heartbeat) => (changes === 1 ? [heartbeat.event_no, (facts) => applyHeartbeat(facts, heartbeat, sites)] : null)
       ),
       page: db.prepare<[number, number, number], { doc: string; update_timestamp: number }>(
         'SELECT doc, update_timestamp FROM heartbeats WHERE event_no = ? AND heartbeat_id > ? ORDER BY heartbeat_id LIMIT ?'
@@ -31,17 +39,9 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   }
 
   add(heartbeats: readonly HeartbeatInput[], now: number): number {
-    let added = 0
-    this.db.transaction(() => {
-      // A heartbeat_id stored already is left as it is, so only the new ones reach the audit.
-      const stored = heartbeats.filter(
-        (heartbeat) => this.statements.add.run(heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now).changes === 1
-      )
-      added = stored.length
-      this.audits.keep(stored.map((heartbeat) => [heartbeat.event_no, (facts) => applyHeartbeat(facts, heartbeat, this.sites)]))
-    })()
-    return added
+    return this.addAll(heartbeats, now)
   }
+
 
   /** One snapshot: the part, the count and the latest time agree even while heartbeats arrive. */
   page(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {

@@ -6,7 +6,7 @@ import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
 import { applyStatus, applyTrace, applyTransition } from '../../domain/audit/kept-facts.js'
-import type { SqliteAudits } from './audits.js'
+import type { RecordWrites } from './record-writes.js'
 import { GroupCommit } from './group-commit.js'
 
 /** A JSON path to one flat key; keys come from the configured sites and stages, never from input. */
@@ -39,48 +39,51 @@ export class SqliteTraces implements Adapter<TraceCollection> {
   private readonly outputKeys: ReadonlySet<string>
   /** Reads the old value, writes the new one and, when it changed, its transition; concurrent ones commit together. */
   private readonly statusWrites: GroupCommit<[eventNo: number, key: string, status: StageStatus, now: number, by: string], boolean>
+  private readonly createOne: (eventNo: number, now: number) => void
+  private readonly recordAll: (transitions: readonly FeedTransition[]) => number
+  private readonly upsertAll: (traces: readonly TraceRecord[]) => void
 
   constructor(
     private readonly db: Database.Database,
-    private readonly sites: Sites,
-    private readonly audits: SqliteAudits
+    sites: Sites,
+    records: RecordWrites
   ) {
     this.template = JSON.stringify(newTraceDocument(sites, 0, 0))
     this.outputTemplate = newTraceJson(sites)
     this.outputKeys = new Set(sites.traceKeys)
     this.statements = {
-      create: db.prepare<{ eventNo: number; template: string; outputTemplate: string; now: number; nowText: string }>(
+      create: records.statement<{ eventNo: number; template: string; outputTemplate: string; now: number; nowText: string }>(
         `INSERT INTO traces (event_no, doc, output) VALUES (@eventNo, ${NEW_DOCUMENT}, ${NEW_OUTPUT})
-         ON CONFLICT (event_no) DO NOTHING`
+         ON CONFLICT (event_no) DO NOTHING`,
+        // A new trace holds every key incomplete, as no trace does: nothing the audit reads changes.
+        () => null
       ),
       current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
       // A key of no configured site is kept in the document but is not output.
-      setStatus: db.prepare<{
-        eventNo: number
-        template: string
-        outputTemplate: string
-        path: string
-        output: 0 | 1
-        status: string
-        now: number
-        nowText: string
-      }>(
+      setStatus: records.statement<
+        { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; now: number; nowText: string },
+        { key: string; changed: boolean }
+      >(
         `INSERT INTO traces (event_no, doc, output)
          VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status),
                  CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @status) ELSE ${NEW_OUTPUT} END)
          ON CONFLICT (event_no) DO UPDATE SET
            doc = json_set(doc, @path, @status, '$.update_timestamp', @now),
            output = CASE WHEN @output THEN json_set(output, @path, @status, '$.update_timestamp', json(@nowText))
-                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END`
+                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END`,
+        // A value that did not change moves nothing the audit reads.
+        ({ eventNo, status }, _result, { key, changed }) => (changed ? [eventNo, (facts) => applyStatus(facts, key, status, undefined, sites)] : null)
       ),
-      record: db.prepare<{ eventNo: number; key: string; from: string | null; to: string; at: number; by: string }>(
-        'INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (@eventNo, @key, @from, @to, @at, @by)'
+      record: records.statement<{ eventNo: number; key: string; from: string | null; to: string; at: number; by: string }>(
+        'INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (@eventNo, @key, @from, @to, @at, @by)',
+        ({ eventNo, key, to, at }) => [eventNo, (facts) => applyTransition(facts, { key, to, at }, sites)]
       ),
-      recordOfTrace: db.prepare<FeedTransition>(
+      recordOfTrace: records.statement<FeedTransition>(
         `INSERT INTO transitions (event_no, key, "from", "to", at, by)
-         SELECT @event_no, @key, @from, @to, @at, @by WHERE EXISTS (SELECT 1 FROM traces WHERE event_no = @event_no)`
+         SELECT @event_no, @key, @from, @to, @at, @by WHERE EXISTS (SELECT 1 FROM traces WHERE event_no = @event_no)`,
+        (transition, { changes }) => (changes === 1 ? [transition.event_no, (facts) => applyTransition(facts, transition, sites)] : null)
       ),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
       history: db.prepare<[number], TransitionRecord>(
@@ -90,29 +93,45 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq LIMIT ? OFFSET ?`
       ),
       historyCount: db.prepare<[number], number>('SELECT COUNT(*) FROM transitions WHERE event_no = ?').pluck(),
-      replace: db.prepare<[number, string, string]>(
+      replace: records.statement<[number, string, string], TraceRecord>(
         `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
-         ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`
+         ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`,
+        ([eventNo], _result, trace) => [eventNo, (facts) => applyTrace(facts, trace, sites)]
       )
     }
-    const { current, setStatus, record } = this.statements
-    // Inside an IMMEDIATE transaction: the write lock is taken before the read, so no other process writes in between.
-    this.statusWrites = new GroupCommit(db, (eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
-      const path = pathTo(key)
-      const before = current.get({ eventNo, path })
-      const output = this.outputKeys.has(key) ? 1 : 0
-      setStatus.run({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, now, nowText: JSON.stringify(now) })
-      const from = before === undefined ? null : asText(before.value)
-      if (from === status) return false
-      record.run({ eventNo, key, from, to: status, at: now, by })
-      // A value that did not change moves nothing the audit reads.
-      audits.keep([[eventNo, (facts) => applyStatus(facts, key, status, now, sites)]])
-      return true
+    const { current, setStatus, record, create, recordOfTrace, replace } = this.statements
+    this.createOne = records.transaction((eventNo: number, now: number) => {
+      create({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) }, undefined)
     })
+    this.recordAll = records.transaction((transitions: readonly FeedTransition[]) =>
+      transitions.reduce((added, transition) => added + recordOfTrace(transition, undefined).changes, 0)
+    )
+    this.upsertAll = records.transaction((traces: readonly TraceRecord[]) => {
+      for (const trace of traces) {
+        const eventNo = trace.event_no as number
+        replace([eventNo, JSON.stringify(trace), traceJson(eventNo, trace, sites)], trace)
+      }
+    })
+    // Inside an IMMEDIATE transaction: the write lock is taken before the read, so no other process writes in between.
+    this.statusWrites = new GroupCommit(
+      db,
+      (eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
+        const path = pathTo(key)
+        const before = current.get({ eventNo, path })
+        const output = this.outputKeys.has(key) ? 1 : 0
+        const from = before === undefined ? null : asText(before.value)
+        const changed = from !== status
+        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, now, nowText: JSON.stringify(now) }, { key, changed })
+        if (!changed) return false
+        record({ eventNo, key, from, to: status, at: now, by }, undefined)
+        return true
+      },
+      (write) => records.transaction(write)
+    )
   }
 
   create(eventNo: number, now: number): void {
-    this.statements.create.run({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) })
+    this.createOne(eventNo, now)
   }
 
   setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
@@ -136,23 +155,11 @@ export class SqliteTraces implements Adapter<TraceCollection> {
   }
 
   record(transitions: readonly FeedTransition[]): number {
-    let added = 0
-    this.db.transaction(() => {
-      const recorded = transitions.filter((transition) => this.statements.recordOfTrace.run(transition).changes === 1)
-      added = recorded.length
-      this.audits.keep(recorded.map((transition) => [transition.event_no, (facts) => applyTransition(facts, transition, this.sites)]))
-    })()
-    return added
+    return this.recordAll(transitions)
   }
 
   upsert(traces: readonly TraceRecord[]): number {
-    this.db.transaction(() => {
-      for (const trace of traces) {
-        const eventNo = trace.event_no as number
-        this.statements.replace.run(eventNo, JSON.stringify(trace), traceJson(eventNo, trace, this.sites))
-      }
-      this.audits.keep(traces.map((trace) => [trace.event_no as number, (facts) => applyTrace(facts, trace, this.sites)]))
-    })()
+    this.upsertAll(traces)
     return traces.length
   }
 }

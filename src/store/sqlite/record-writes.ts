@@ -1,0 +1,59 @@
+import type Database from 'better-sqlite3'
+import type { KeptFacts } from '../../domain/audit/kept-facts.js'
+import type { SqliteAudits } from './audits.js'
+
+/** What one run of a record write did to its event's kept facts; null when it changed nothing the audit reads. */
+export type FactChange = readonly [eventNo: number, change: (facts: KeptFacts) => void] | null
+
+/**
+ * The one way the SQLite adapter writes a record table (events, traces, datatrail, heartbeats,
+ * transitions). Each write statement is prepared here with the change its run makes to its event's
+ * kept facts, and runs only inside `transaction`, which keeps the audit of everything written in it
+ * before the transaction ends. So no record reaches the file without its event's audit kept in the
+ * same transaction, and no writer has to remember to keep it (test/store/record-writes.ts holds
+ * every statement of the adapter to this: none writes a record table but through here).
+ */
+export class RecordWrites {
+  private readonly pending: Exclude<FactChange, null>[] = []
+  private depth = 0
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly audits: SqliteAudits
+  ) {}
+
+  /**
+   * A statement that writes a record table: each run writes, then queues what `change` says the
+   * run did to the facts (from its parameters, its result, and what the writer passes beside them).
+   */
+  statement<P extends object, C = undefined>(sql: string, change: (params: P, result: Database.RunResult, context: C) => FactChange) {
+    const prepared = this.db.prepare(sql)
+    const run = (params: P) => (Array.isArray(params) ? prepared.run(...(params as unknown[])) : prepared.run(params))
+    return (params: P, context: C): Database.RunResult => {
+      if (this.depth === 0) throw new Error('A record is written only inside RecordWrites.transaction, which keeps its audit')
+      const result = run(params)
+      const made = change(params, result, context)
+      if (made !== null) this.pending.push(made)
+      return result
+    }
+  }
+
+  /**
+   * `work` as a transaction (a savepoint inside another) that keeps the audit of every record it
+   * wrote before it ends; a work that throws is undone with nothing kept.
+   */
+  transaction<A extends unknown[], R>(work: (...args: A) => R): Database.Transaction<(...args: A) => R> {
+    return this.db.transaction((...args: A): R => {
+      const from = this.pending.length
+      this.depth++
+      try {
+        const result = work(...args)
+        this.audits.keep(this.pending.splice(from))
+        return result
+      } finally {
+        this.depth--
+        this.pending.length = Math.min(this.pending.length, from)
+      }
+    })
+  }
+}
