@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { toEventRecord } from '../../src/domain/events.js'
@@ -140,7 +140,7 @@ t.test('usage errors end with exit status 2 and one line on stderr', async (t) =
 t.test('--recompute finds a kept audit that serves a wrong verdict, repairs it, names it on stderr and exits 4', async (t) => {
   const env = await smallStore(t)
   // As a bug or another program could: event 3's kept report made to say complete, with no findings.
-  const db = new Database(env.TRACER_DB)
+  const db = openKeptDatabase(env.TRACER_DB)
   db.prepare(
     `UPDATE audits SET verdict = 'complete', report = json_set(report, '$.contradictions', json('[]'), '$.pending', json('[]'), '$.complete', json('true')) WHERE event_no = 3`
   ).run()

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
+import type Database from 'better-sqlite3'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import t from 'tap'
@@ -22,7 +23,7 @@ t.test('a command with other sites or deadlines than the store writes nothing; o
   const store = { TRACER_DB: path }
   const seeded = await run(['seed', '--demo', '--events', '200', '--days', '2'], store)
   t.equal(seeded.status, 0, seeded.stderr)
-  const db = new Database(path, { readonly: true })
+  const db = openKeptDatabase(path, { readonly: true })
   t.teardown(() => db.close())
   const before = snapshot(db)
 

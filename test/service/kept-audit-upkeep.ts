@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { setTimeout as pause } from 'node:timers/promises'
 import t, { type Test } from 'tap'
 import { buildApp } from '../../src/app.js'
@@ -27,7 +27,7 @@ async function upkeepApp(t: Test, upkeep: KeptAuditUpkeepOptions) {
     )
   /** Another program's write into the same file, on a connection of its own. */
   const tamper = (sql: string, ...values: unknown[]) => {
-    const db = new Database(config.TRACER_DB)
+    const db = openKeptDatabase(config.TRACER_DB)
     try {
       db.prepare(sql).run(...values)
     } finally {

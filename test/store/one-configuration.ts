@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -50,7 +50,7 @@ function sqliteBackend(t: Test): Backend {
     name: 'sqlite',
     open: async ({ sites, deadlines = DEADLINES, ...rest }) => openSqliteStore(path, sites, { deadlines, ...rest }),
     contents: async () => {
-      const db = new Database(path, { readonly: true })
+      const db = openKeptDatabase(path, { readonly: true })
       try {
         const tables = db.prepare<[], string>(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all()
         return digest(tables.map((table) => [table, db.prepare(`SELECT * FROM "${table}"`).raw().all()]))

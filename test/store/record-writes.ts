@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
@@ -35,7 +35,7 @@ t.test('no statement of the SQLite adapter writes a record table but through Rec
 })
 
 t.test('a record statement refuses to run outside a RecordWrites transaction, and a transaction keeps what its statements did', async (t) => {
-  const db = new Database(':memory:')
+  const db = openKeptDatabase(':memory:')
   t.teardown(() => db.close())
   db.exec('CREATE TABLE heartbeats (heartbeat_id INTEGER PRIMARY KEY, event_no INTEGER NOT NULL)')
   const kept: number[][] = []

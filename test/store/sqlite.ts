@@ -9,7 +9,6 @@ import { historyConformance } from './history-conformance.js'
 import { tracerConformance } from './tracer-conformance.js'
 import { auditConformance } from './audit-conformance.js'
 import { keptAuditChecks, type OpenTamperableStore, type Tamper } from './kept-audit-checks.js'
-import Database from 'better-sqlite3'
 import { defaultSites } from '../sites.js'
 import { siteModel } from '../../src/vocabulary.js'
 
@@ -48,7 +47,7 @@ t.test('the SQLite adapter keeps the audit the records make', async (t) => {
 /** Writes into the store's file as another program would: its own connection, plain SQL. */
 function sqliteTamper(path: string): Tamper {
   const run = async (sql: string, eventNo: number) => {
-    const db = new Database(path)
+    const db = openKeptDatabase(path)
     try {
       db.prepare(sql).run(eventNo)
     } finally {
