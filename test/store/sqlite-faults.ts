@@ -178,3 +178,31 @@ t.test('an in-memory store is never reopened: a new connection would find it emp
   t.equal((await store.users.find('ana'))?.role, 'reader', 'the data is still there')
   t.equal(opened, 1)
 })
+
+t.test('a start that SQLite answers SQLITE_BUSY at once tries again while a lock may be waited for, then gives up with 503', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const busy = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
+  let tries = 0
+  // As another process making the file's WAL at the same moment would: busy at once, twice.
+  const store = openSqliteStore(path, defaultSites, {
+    createDatabase: (file) => {
+      tries++
+      if (tries <= 2) throw busy()
+      return openKeptDatabase(file)
+    }
+  })
+  t.teardown(() => store.close())
+  t.equal(tries, 3, 'opened at the third try')
+  await store.events.upsert([])
+  t.throws(
+    () =>
+      openSqliteStore(join(t.testdir(), 'other.sqlite'), defaultSites, {
+        busyTimeoutMs: 200,
+        createDatabase: () => {
+          throw busy()
+        }
+      }),
+    StoreUnavailableError,
+    'busy for longer than a lock is waited for: the start fails, as one that cannot serve'
+  )
+})

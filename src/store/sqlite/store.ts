@@ -70,12 +70,34 @@ export function openSqliteStore(
     }
   }
   try {
-    const store = guardedStore(new SqliteAdapter(connect(whenMissing), path === ':memory:' ? undefined : () => connect(), now))
+    const first = throughBusy(() => connect(whenMissing), busyTimeoutMs)
+    const store = guardedStore(new SqliteAdapter(first, path === ':memory:' ? undefined : () => connect(), now))
     if (lease === undefined) return store
-    const held = new SqliteLease(openDatabase(path, busyTimeoutMs, createDatabase, 'refuse'), lease, wanted, lost)
+    const held = new SqliteLease(throughBusy(() => openDatabase(path, busyTimeoutMs, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
     return { ...store, close: async () => (held.stop(), store.close()) }
   } catch (error) {
     throw asStoreError(error)
+  }
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * `open`, tried again while SQLite answers SQLITE_BUSY, for as long as a lock may be waited for
+ * (`waitMs`, from the first try). Some of SQLite's answers come at once, without waiting out
+ * busy_timeout (another process making a new file's WAL, or recovering it, at the same moment):
+ * two instances starting together on one file would otherwise see one of them fail to start.
+ * Only a start waits so, before anything is served.
+ */
+function throughBusy<T>(open: () => T, waitMs: number): T {
+  const giveUpAt = Date.now() + waitMs
+  for (;;) {
+    try {
+      return open()
+    } catch (error) {
+      if (!String((error as { code?: unknown } | null)?.code).startsWith('SQLITE_BUSY') || Date.now() >= giveUpAt) throw error
+      Atomics.wait(PAUSE, 0, 0, 50)
+    }
   }
 }
 
