@@ -52,7 +52,7 @@ export class MongoAudits implements Adapter<AuditCollection> {
 
   async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<KeptReport[]> {
     const documents = await this.audits
-      .find(windowFilter(window, after), { projection: { _id: 0, event_no: 1, report: 1 }, sort: { event_time: 1, event_no: 1 }, limit })
+      .find(windowFilter(window, after), { projection: { _id: 0, event_no: 1, event_time: 1, report: 1 }, sort: { event_time: 1, event_no: 1 }, limit })
       .toArray()
     const reports = documents.map((document) => plain(document.report))
     if (reports.every(isKeptReport)) return reports
@@ -60,12 +60,18 @@ export class MongoAudits implements Adapter<AuditCollection> {
     // its place: one bad document costs the window nothing, and the verifier repairs the document itself.
     const eventNos = documents.map((document) => numberIn(document.event_no, Number.NaN))
     const records = await this.records.of(eventNos.filter((_, index) => !isKeptReport(reports[index])))
-    return reports.flatMap((report, index) => {
+    const page = reports.flatMap((report, index) => {
       if (isKeptReport(report)) return [report]
       const made = reportOf(this.keeper.factsOf(eventNos[index]!, records.get(eventNos[index]!)!), this.keeper.config.sites)
       return made === null ? [] : [made]
     })
+    // One left out (its event is no longer in the audit) is made up for by the next: a short page would end the window's read.
+    if (page.length === documents.length || documents.length < limit) return page
+    const last = documents.at(-1)!
+    const more = await this.windowPage(window, { timestamp: numberIn(last.event_time, Number.NaN), event_no: eventNos.at(-1)! }, limit - page.length)
+    return [...page, ...more]
   }
+
 
   /** `$ne: null` keeps out the documents with nothing due, which a server's type brackets would too. */
   async due(now: number, limit: number): Promise<number[]> {
