@@ -94,6 +94,8 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   ) {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
+      // The deadline check's read: the row and the clock its look was made at, in one statement.
+      getLooked: db.prepare<[number], AuditRow & { looked_at: number | null }>('SELECT event_no, facts, verdict, due_at, stuck, looked_at FROM audits WHERE event_no = ?'),
       served: db.prepare<[number], ServedRow>('SELECT event_no, facts, verdict, due_at, stuck, event_time, report, fixed FROM audits WHERE event_no = ?'),
       put: db.prepare<{ event_no: number; facts: string; report: string | null; fixed: string | null; event_time: number; verdict: string | null; due_at: number | null; stuck: string; looked_at: number }>(
         `INSERT INTO audits (event_no, facts, report, fixed, event_time, verdict, due_at, stuck, looked_at)
@@ -107,7 +109,6 @@ export class SqliteAudits implements Adapter<AuditCollection> {
       setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string; looked_at: number }>(
         'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck, looked_at = @looked_at WHERE event_no = @event_no'
       ),
-      lookedAt: db.prepare<[number], number | null>('SELECT looked_at FROM audits WHERE event_no = ?').pluck(),
       // Out of the due index: a row whose records cannot be read would otherwise come first at every deadline check.
       setAside: db.prepare<[number]>('UPDATE audits SET due_at = NULL WHERE event_no = ?'),
       change: db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)'),
@@ -275,10 +276,10 @@ export class SqliteAudits implements Adapter<AuditCollection> {
       for (const eventNo of eventNos) {
         let looked: { kept: KeptAudit; relook: ReturnType<typeof relooked> } | undefined
         try {
-          const row = this.statements.get.get(eventNo)
+          const row = this.statements.getLooked.get(eventNo)
           if (row === undefined) continue
           const kept = toKept(row)
-          looked = { kept, relook: relooked(kept, this.statements.lookedAt.get(eventNo) ?? null, settings) }
+          looked = { kept, relook: relooked(kept, row.looked_at, settings) }
         } catch (error) {
           if (!isUnreadableContent(error)) throw error
           unreadable?.(eventNo)
