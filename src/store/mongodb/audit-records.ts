@@ -3,6 +3,7 @@ import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { toEvent } from './event-documents.js'
 import { COLLECTIONS, HEARTBEAT_KINDS } from './indexes.js'
+import { recordReads, type RecordReads } from './record-writes.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
 import type { Sites } from '../../vocabulary.js'
 
@@ -29,20 +30,20 @@ const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], he
  * recomputes after it lands (see audit-keeper.ts).
  */
 export class AuditRecords {
-  private readonly events: Collection
-  private readonly traces: Collection
-  private readonly datatrail: Collection
-  private readonly heartbeats: Collection
+  private readonly events: RecordReads
+  private readonly traces: RecordReads
+  private readonly datatrail: RecordReads
+  private readonly heartbeats: RecordReads
   private readonly audits: Collection
 
   constructor(
     db: Db,
     private readonly sites: Sites
   ) {
-    this.events = db.collection(COLLECTIONS.events)
-    this.traces = db.collection(COLLECTIONS.trace)
-    this.datatrail = db.collection(COLLECTIONS.datatrail)
-    this.heartbeats = db.collection(COLLECTIONS.heartbeats)
+    this.events = recordReads(db, COLLECTIONS.events)
+    this.traces = recordReads(db, COLLECTIONS.trace)
+    this.datatrail = recordReads(db, COLLECTIONS.datatrail)
+    this.heartbeats = recordReads(db, COLLECTIONS.heartbeats)
     this.audits = db.collection(COLLECTIONS.audit)
   }
 
@@ -52,7 +53,7 @@ export class AuditRecords {
     if (eventNos.length === 0) return records
     const only = eventNos.length === 1 ? eventNos[0]! : undefined
     const filter = only === undefined ? { event_no: { $in: [...eventNos] } } : { event_no: only }
-    const one = async (collection: Collection) => {
+    const one = async (collection: RecordReads) => {
       if (only === undefined) return collection.find(filter, WITHOUT_ID).toArray()
       const document = await collection.findOne(filter, WITHOUT_ID)
       return document === null ? [] : [document]
@@ -124,7 +125,7 @@ export class AuditRecords {
  * several documents (datatrail members, heartbeats) a batch may hold fewer events than documents:
  * the next batch starts after the last event seen, so each batch adds at least one.
  */
-async function firstEventNumbers(collection: Collection, after: number, limit: number): Promise<number[]> {
+async function firstEventNumbers(collection: Pick<Collection, 'find'>, after: number, limit: number): Promise<number[]> {
   const found: number[] = []
   let from = after
   while (found.length < limit) {

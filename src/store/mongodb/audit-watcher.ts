@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Collection, Db, Document } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import type { AuditKeeper } from './audit-keeper.js'
 import { ChangeReader } from './change-reader.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type RecordReads } from './record-writes.js'
 import { HISTORY_FIELD } from './transitions.js'
 
 /** The collections whose writes change an event's facts. */
@@ -71,7 +72,7 @@ export function eventOfChange(change: Document): Told {
 
 /** A document to read for its event_no. */
 interface LookUp {
-  collection: Collection
+  collection: RecordReads
   id: unknown
 }
 
@@ -87,7 +88,7 @@ interface LookUp {
  * when a stream could not resume (its history gone from the oplog) and started again from now.
  */
 export class AuditWatcher {
-  private readonly streams: { collection: Collection; reader: ChangeReader }[]
+  private readonly streams: { collection: RecordReads; reader: ChangeReader }[]
   private readonly pending = new Set<number>()
   private lookUps: LookUp[] = []
   private readonly stopping = new AbortController()
@@ -100,7 +101,7 @@ export class AuditWatcher {
     private readonly log: (message: string) => void
   ) {
     this.streams = WATCHED.map((name) => {
-      const collection = db.collection(name)
+      const collection = recordReads(db, name)
       return { collection, reader: new ChangeReader(collection, WATCH_PIPELINE, WATCH_WAIT_MS, `Watching ${name}`) }
     })
   }

@@ -28,7 +28,7 @@ export class ChangeReader {
    * that has nothing new; `name` says whose stream it is in errors ("The transition feed").
    */
   constructor(
-    private readonly collection: Collection,
+    private readonly collection: Pick<Collection, 'watch'>,
     private readonly pipeline: Document[],
     private readonly maxAwaitTimeMS: number,
     private readonly name: string

@@ -1,11 +1,11 @@
-import type { Collection, Db, Document } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import type { DatatrailRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { DatatrailCollection } from '../port.js'
-import type { KeepAudits } from './audit-keeper.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type MongoRecordWrites, type RecordReads } from './record-writes.js'
 
 /** A member document read back (with WITHOUT_ID); a missing value reads as an empty one. */
 export const toDatatrailRecord = (stored: Document): DatatrailRecord => {
@@ -20,13 +20,13 @@ export const toDatatrailRecord = (stored: Document): DatatrailRecord => {
 
 /** Datatrail members: `{event_no, member, value, update_timestamp}`, one document per member. */
 export class MongoDatatrail implements Adapter<DatatrailCollection> {
-  private readonly datatrail: Collection
+  private readonly datatrail: RecordReads
 
   constructor(
     db: Db,
-    private readonly audits: KeepAudits
+    private readonly records: MongoRecordWrites
   ) {
-    this.datatrail = db.collection(COLLECTIONS.datatrail)
+    this.datatrail = recordReads(db, COLLECTIONS.datatrail)
   }
 
   async put(members: readonly DatatrailRecord[]): Promise<void> {
@@ -34,8 +34,8 @@ export class MongoDatatrail implements Adapter<DatatrailCollection> {
     const operations = members.map(({ event_no, member, value, update_timestamp }) => ({
       replaceOne: { filter: { event_no, member }, replacement: { event_no, member, value, update_timestamp }, upsert: true }
     }))
-    await retryOnDuplicateKey(() => this.datatrail.bulkWrite(operations, { ordered: false }))
-    await this.audits.keep(members.map((member) => member.event_no))
+    const eventNos = members.map((member) => member.event_no)
+    await this.records.write((writer) => retryOnDuplicateKey(() => writer.bulk(COLLECTIONS.datatrail, eventNos, operations)))
   }
 
   /** The members of one event (for the views). */

@@ -1,25 +1,25 @@
-import type { Collection, Db } from 'mongodb'
+import type { Db } from 'mongodb'
 import { eventJson } from '../../domain/output-forms.js'
 import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
-import type { KeepAudits } from './audit-keeper.js'
 import { toDocument, toEvent } from './event-documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { pageFilter, pageOrder } from './event-pages.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type MongoRecordWrites, type RecordReads } from './record-writes.js'
 
 /** Events: bulk upsert, lookup and keyset pages. */
 export class MongoEvents implements Adapter<EventCollection> {
-  private readonly events: Collection
+  private readonly events: RecordReads
 
   constructor(
     db: Db,
     private readonly sites: Sites,
-    private readonly audits: KeepAudits
+    private readonly records: MongoRecordWrites
   ) {
-    this.events = db.collection(COLLECTIONS.events)
+    this.events = recordReads(db, COLLECTIONS.events)
   }
 
   /** One unordered bulk write of whole-document replacements: idempotent, so safe to run again; then their audits. */
@@ -28,8 +28,8 @@ export class MongoEvents implements Adapter<EventCollection> {
     const operations = events.map((event) => ({
       replaceOne: { filter: { event_no: event.event_no }, replacement: toDocument(event), upsert: true }
     }))
-    await retryOnDuplicateKey(() => this.events.bulkWrite(operations, { ordered: false }))
-    await this.audits.keep(events.map((event) => event.event_no))
+    const eventNos = events.map((event) => event.event_no)
+    await this.records.write((writer) => retryOnDuplicateKey(() => writer.bulk(COLLECTIONS.events, eventNos, operations)))
     return events.length
   }
 

@@ -5,6 +5,7 @@ import { FEED_PIPELINE, transitionsIn } from './change-events.js'
 import { ChangeFeed } from './change-feed.js'
 import { ChangeReader } from './change-reader.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads } from './record-writes.js'
 
 /** Transitions kept for readers: a few minutes of a busy pipeline, a few MB. */
 export const FEED_CAPACITY = 10_000
@@ -26,7 +27,7 @@ export class MongoTransitionFeed implements Adapter<TransitionFeed> {
   private readonly feed
 
   constructor(db: Db) {
-    const reader = new ChangeReader(db.collection(COLLECTIONS.trace), FEED_PIPELINE, CAUGHT_UP_WAIT_MS, 'The transition feed')
+    const reader = new ChangeReader(recordReads(db, COLLECTIONS.trace), FEED_PIPELINE, CAUGHT_UP_WAIT_MS, 'The transition feed')
     this.feed = new ChangeFeed(reader, transitionsIn, FEED_CAPACITY)
   }
 

@@ -1,12 +1,12 @@
-import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb'
+import { MongoBulkWriteError, type Db, type Document } from 'mongodb'
 import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import type { HeartbeatRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { HeartbeatCollection, HeartbeatPage } from '../port.js'
-import type { KeepAudits } from './audit-keeper.js'
 import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type MongoRecordWrites, type RecordReads, type RecordWriter } from './record-writes.js'
 
 /** A heartbeat document read back (with WITHOUT_ID): its own fields, and when it was stored. */
 export const toHeartbeatRecord = (stored: Document): HeartbeatRecord => {
@@ -16,13 +16,13 @@ export const toHeartbeatRecord = (stored: Document): HeartbeatRecord => {
 
 /** Heartbeats: the record's own fields plus update_timestamp, one document per heartbeat_id. */
 export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
-  private readonly heartbeats: Collection
+  private readonly heartbeats: RecordReads
 
   constructor(
     db: Db,
-    private readonly audits: KeepAudits
+    private readonly records: MongoRecordWrites
   ) {
-    this.heartbeats = db.collection(COLLECTIONS.heartbeats)
+    this.heartbeats = recordReads(db, COLLECTIONS.heartbeats)
   }
 
   /**
@@ -33,12 +33,11 @@ export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
    */
   async add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
     if (heartbeats.length === 0) return 0
-    const added = await this.insert(heartbeats, now)
-    await this.audits.keep(heartbeats.map((heartbeat) => heartbeat.event_no))
-    return added
+    return this.records.write((writer) => this.insert(writer, heartbeats, now))
   }
 
-  private async insert(heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
+  private async insert(writer: RecordWriter, heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
+    const eventNos = heartbeats.map((heartbeat) => heartbeat.event_no)
     const operations = heartbeats.map((heartbeat) => ({
       updateOne: {
         filter: { heartbeat_id: heartbeat.heartbeat_id },
@@ -47,7 +46,7 @@ export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
       }
     }))
     try {
-      return (await this.heartbeats.bulkWrite(operations, { ordered: false })).upsertedCount
+      return (await writer.bulk(COLLECTIONS.heartbeats, eventNos, operations)).upsertedCount
     } catch (error) {
       if (error instanceof MongoBulkWriteError && isDuplicateKey(error)) return error.upsertedCount
       throw error

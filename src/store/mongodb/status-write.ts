@@ -1,8 +1,10 @@
-import type { Collection, Document, Filter } from 'mongodb'
+import type { Document, Filter } from 'mongodb'
 import type { TraceRecord } from '../../domain/records.js'
 import type { StageStatus } from '../../vocabulary.js'
 import { StoreUnavailableError } from '../port.js'
 import { isDuplicateKey } from './driver-errors.js'
+import { COLLECTIONS } from './indexes.js'
+import type { RecordReads, RecordWriter } from './record-writes.js'
 import { asFrom, HISTORY_FIELD, type StoredTransition } from './transitions.js'
 
 /**
@@ -37,11 +39,11 @@ export interface StatusChange {
  * conditional write needs no server-side expressions, and an unchanged value costs one read and one
  * small write (update_timestamp only, nothing pushed).
  */
-export async function writeStatus(traces: Collection, template: TraceRecord, change: StatusChange): Promise<boolean> {
+export async function writeStatus(traces: RecordReads, writer: RecordWriter, template: TraceRecord, change: StatusChange): Promise<boolean> {
   let duplicateKeyMet = false
   for (let attempt = 0; attempt < STATUS_WRITE_ATTEMPTS; attempt++) {
     try {
-      const outcome = await attemptOnce(traces, template, change)
+      const outcome = await attemptOnce(traces, writer, template, change)
       if (outcome !== 'lost') return outcome === 'changed'
     } catch (error) {
       // A racing creation gives E11000 once; the next read finds its document. A second one is no race.
@@ -52,24 +54,25 @@ export async function writeStatus(traces: Collection, template: TraceRecord, cha
   throw new StoreUnavailableError(`The trace of event ${change.eventNo} kept changing under concurrent writers; try again`)
 }
 
-async function attemptOnce(traces: Collection, template: TraceRecord, { eventNo, key, status, now, by }: StatusChange): Promise<Outcome> {
+async function attemptOnce(traces: RecordReads, writer: RecordWriter, template: TraceRecord, { eventNo, key, status, now, by }: StatusChange): Promise<Outcome> {
+  const write = (filter: Filter<Document>, update: Document, upsert = false) => writer.update(COLLECTIONS.trace, eventNo, filter, update, { upsert })
   const stored = await traces.findOne({ event_no: eventNo }, { projection: { _id: 0, [key]: 1 } })
   const before: unknown = stored?.[key]
   // The value read, as a condition: missing is `$exists: false`, anything else by `$eq` (a stored object is a value, not a query).
   const filter: Filter<Document> = { event_no: eventNo, [key]: before === undefined ? { $exists: false } : { $eq: before } }
   if (before === status) {
-    const result = await traces.updateOne(filter, { $set: { update_timestamp: now } })
+    const result = await write(filter, { $set: { update_timestamp: now } })
     return result.matchedCount === 1 ? 'unchanged' : 'lost'
   }
   const transition: StoredTransition = { event_no: eventNo, key, from: asFrom(before), to: status, at: now, by }
   const update: Document = { $set: { [key]: status, update_timestamp: now }, $push: { [HISTORY_FIELD]: transition } }
   if (stored !== null) {
-    const result = await traces.updateOne(filter, update)
+    const result = await write(filter, update)
     return result.matchedCount === 1 ? 'changed' : 'lost'
   }
   // No trace yet: an upsert creates it whole. A path may not be in two operators, so `key` leaves the insert part.
   const { [key]: _set, ...otherKeys } = template
   update.$setOnInsert = { event_no: eventNo, ...otherKeys, create_timestamp: now }
-  await traces.updateOne(filter, update, { upsert: true })
+  await write(filter, update, true)
   return 'changed'
 }

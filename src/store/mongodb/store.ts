@@ -21,6 +21,7 @@ import { COLLECTIONS, ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
 import { MongoVerdictFeed } from './verdict-feed.js'
+import { MongoRecordWrites } from './record-writes.js'
 import { MongoViews } from './views.js'
 
 /** How a store keeps the audit of its events: all optional, so a caller that has no opinion changes nothing. */
@@ -65,11 +66,13 @@ function auditParts(db: Db, config: AuditConfig) {
 
 function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
   const { keeper, audits } = parts
+  // Every record collection is written through this one place, which keeps the audit of what was written.
+  const records = new MongoRecordWrites(db, keeper)
   const tables = {
-    events: new MongoEvents(db, sites, keeper),
-    traces: new MongoTraces(db, sites, keeper),
-    datatrail: new MongoDatatrail(db, keeper),
-    heartbeats: new MongoHeartbeats(db, keeper)
+    events: new MongoEvents(db, sites, records),
+    traces: new MongoTraces(db, sites, records),
+    datatrail: new MongoDatatrail(db, records),
+    heartbeats: new MongoHeartbeats(db, records)
   }
   return {
     users: new MongoUsers(db),

@@ -1,13 +1,13 @@
-import type { Collection, Db, Document } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, StageStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
-import type { KeepAudits } from './audit-keeper.js'
 import { numberIn, plainDocument } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type MongoRecordWrites, type RecordReads } from './record-writes.js'
 import { writeStatus } from './status-write.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
 
@@ -20,19 +20,19 @@ export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0 } } as cons
  * and update_timestamp in seconds, and the history of the changes update-trace made (see
  * status-write.ts). Every write is one single-document operation, atomic on the server, so writes of
  * different keys by any number of instances or pipeline processes never lose one another. Once a
- * write landed, the audit of each event it touched is brought up to date (audit-keeper.ts).
+ * write landed, the audit of each event it touched is brought up to date (record-writes.ts).
  */
 export class MongoTraces implements Adapter<TraceCollection> {
-  private readonly traces: Collection
+  private readonly traces: RecordReads
   /** A new trace of the configured sites, every key `incomplete`, times to be filled in. */
   private readonly template: TraceRecord
 
   constructor(
     db: Db,
     sites: Sites,
-    private readonly audits: KeepAudits
+    private readonly records: MongoRecordWrites
   ) {
-    this.traces = db.collection(COLLECTIONS.trace)
+    this.traces = recordReads(db, COLLECTIONS.trace)
     const { event_no: _eventNo, create_timestamp: _created, update_timestamp: _updated, ...keys } = newTraceDocument(sites, 0, 0)
     this.template = keys
   }
@@ -40,18 +40,17 @@ export class MongoTraces implements Adapter<TraceCollection> {
   /** Inserts the new document unless one exists; an existing one is not touched at all. */
   async create(eventNo: number, now: number): Promise<void> {
     const document = { event_no: eventNo, ...this.template, create_timestamp: now, update_timestamp: now }
-    await retryOnDuplicateKey(async () => {
-      await this.traces.updateOne({ event_no: eventNo }, { $setOnInsert: document }, { upsert: true })
-    })
-    await this.audits.keep([eventNo])
+    await this.records.write((writer) =>
+      retryOnDuplicateKey(async () => {
+        await writer.update(COLLECTIONS.trace, eventNo, { event_no: eventNo }, { $setOnInsert: document }, { upsert: true })
+      })
+    )
   }
 
   /** The key, update_timestamp and, when the value changes, its transition: one conditional write. */
   async setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
-    const changed = await writeStatus(this.traces, this.template, { eventNo, key, status, now, by })
-    // Also when unchanged: a recompute lost earlier (a process stopped between the two) is made up for.
-    await this.audits.keep([eventNo])
-    return changed
+    // The audit is kept also when unchanged: a recompute lost earlier (a process stopped between the two) is made up for.
+    return this.records.write((writer) => writeStatus(this.traces, writer, this.template, { eventNo, key, status, now, by }))
   }
 
   async find(eventNo: number): Promise<TraceRecord | null> {
@@ -90,8 +89,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
       return { updateOne: { filter: { event_no: group[0]!.event_no }, update } }
     })
     if (operations.length === 0) return 0
-    await this.traces.bulkWrite(operations, { ordered: false })
-    await this.audits.keep(written.map((group) => group[0]!.event_no))
+    await this.records.write((writer) => writer.bulk(COLLECTIONS.trace, written.map((group) => group[0]!.event_no), operations))
     return groups.reduce((sum, group) => sum + group.length, 0)
   }
 
@@ -105,8 +103,8 @@ export class MongoTraces implements Adapter<TraceCollection> {
     const operations = traces.map(({ _id, ...trace }) => ({
       replaceOne: { filter: { event_no: trace.event_no }, replacement: trace, upsert: true }
     }))
-    await retryOnDuplicateKey(() => this.traces.bulkWrite(operations, { ordered: false }))
-    await this.audits.keep(traces.map((trace) => numberIn(trace.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo)))
+    const eventNos = traces.map((trace) => numberIn(trace.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
+    await this.records.write((writer) => retryOnDuplicateKey(() => writer.bulk(COLLECTIONS.trace, eventNos, operations)))
     return traces.length
   }
 }

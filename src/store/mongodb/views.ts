@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb'
+import type { Db } from 'mongodb'
 import { callbackHead, callbackJson, traceJson } from '../../domain/output-forms.js'
 import type { EventParts, EventPosition, OutputRow, TraceRecord, WindowEventParts } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
@@ -12,6 +12,7 @@ import { toEvent } from './event-documents.js'
 import type { MongoEvents } from './events.js'
 import type { MongoHeartbeats } from './heartbeats.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type RecordReads } from './record-writes.js'
 import { TRACE_ONLY, type MongoTraces } from './traces.js'
 import { WindowPages } from './window-page.js'
 
@@ -24,8 +25,8 @@ interface Tables {
 
 /** Reads across the collections: one event's parts, the baseband-callback scan, and a window's parts. */
 export class MongoViews implements Adapter<StoreViews> {
-  private readonly events: Collection
-  private readonly traces: Collection
+  private readonly events: RecordReads
+  private readonly traces: RecordReads
   private readonly windowPages: WindowPages
 
   constructor(
@@ -33,8 +34,8 @@ export class MongoViews implements Adapter<StoreViews> {
     private readonly tables: Tables,
     private readonly sites: Sites
   ) {
-    this.events = db.collection(COLLECTIONS.events)
-    this.traces = db.collection(COLLECTIONS.trace)
+    this.events = recordReads(db, COLLECTIONS.events)
+    this.traces = recordReads(db, COLLECTIONS.trace)
     this.windowPages = new WindowPages(db)
   }
 

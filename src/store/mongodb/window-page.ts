@@ -1,4 +1,4 @@
-import type { Collection, Db, Document } from 'mongodb'
+import type { Db, Document } from 'mongodb'
 import type { EventPosition, WindowEventParts } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import { toDatatrailRecord } from './datatrail.js'
@@ -7,6 +7,7 @@ import { keysetFilter, pageOrder } from './event-pages.js'
 import { toEvent } from './event-documents.js'
 import { toHeartbeatRecord } from './heartbeats.js'
 import { COLLECTIONS } from './indexes.js'
+import { recordReads, type RecordReads } from './record-writes.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
 
 /** Documents grouped by the event they belong to, in the order read. */
@@ -28,16 +29,16 @@ function byEvent(documents: readonly Document[]): Map<number, Document[]> {
  * Not one snapshot, as on SQLite: the parts are independent documents, each read as it stands.
  */
 export class WindowPages {
-  private readonly events: Collection
-  private readonly traces: Collection
-  private readonly datatrail: Collection
-  private readonly heartbeats: Collection
+  private readonly events: RecordReads
+  private readonly traces: RecordReads
+  private readonly datatrail: RecordReads
+  private readonly heartbeats: RecordReads
 
   constructor(db: Db) {
-    this.events = db.collection(COLLECTIONS.events)
-    this.traces = db.collection(COLLECTIONS.trace)
-    this.datatrail = db.collection(COLLECTIONS.datatrail)
-    this.heartbeats = db.collection(COLLECTIONS.heartbeats)
+    this.events = recordReads(db, COLLECTIONS.events)
+    this.traces = recordReads(db, COLLECTIONS.trace)
+    this.datatrail = recordReads(db, COLLECTIONS.datatrail)
+    this.heartbeats = recordReads(db, COLLECTIONS.heartbeats)
   }
 
   async page(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]> {
