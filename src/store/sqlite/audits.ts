@@ -119,7 +119,9 @@ export class SqliteAudits implements Adapter<AuditCollection> {
          ORDER BY event_time, event_no LIMIT @limit`
       ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck(),
-      size: db.prepare<[], number>('SELECT count(*) FROM audits').pluck(),
+      // Rows kept since looks carry their clock (all but those of an older release): a count of the
+      // small looked_at index, where count(*) reads every report and fixed audit (0.3 s, a freeze, on a million events).
+      size: db.prepare<[], number>('SELECT count(*) FROM audits WHERE looked_at IS NOT NULL').pluck(),
       ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck()
     }
   }
