@@ -8,12 +8,12 @@
  * route is chosen, are checked over raw sockets instead.
  */
 import type { InjectOptions } from 'fastify'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import { createRequire } from 'node:module'
 import type { Test } from 'tap'
 import type { App } from '../helper.js'
+import { end, spawnOwned } from '../owned-processes.js'
 
 export const throughPrism = process.env.CONTRACT_THROUGH_PRISM === '1'
 
@@ -38,18 +38,18 @@ export function prismFor(t: Test, app: App): Promise<string> {
       await app.listen({ host: '127.0.0.1', port: 0 })
       const { port: upstream } = app.server.address() as { port: number }
       const port = await freePort()
-      const child = spawn(process.execPath, [prismCli(), 'proxy', 'openapi.yaml', `http://127.0.0.1:${upstream}`, '--host', '127.0.0.1', '--port', String(port)], {
+      const child = spawnOwned(process.execPath, [prismCli(), 'proxy', 'openapi.yaml', `http://127.0.0.1:${upstream}`, '--host', '127.0.0.1', '--port', String(port)], {
         stdio: ['ignore', 'pipe', 'pipe']
       })
-      t.teardown(() => void child.kill())
+      t.teardown(() => end(child))
       let output = ''
       await new Promise<void>((resolve, reject) => {
         const read = (chunk: Buffer) => {
           output += chunk.toString()
           if (output.includes('Prism is listening')) resolve()
         }
-        child.stdout.on('data', read)
-        child.stderr.on('data', read)
+        child.stdout!.on('data', read)
+        child.stderr!.on('data', read)
         child.once('exit', (code) => reject(new Error(`prism exited (${code}) before listening: ${output.slice(-2000)}`)))
       })
       return `http://127.0.0.1:${port}`

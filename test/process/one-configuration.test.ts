@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { serveEnvironment, serveNodeOptions } from '../../src/package-info.js'
+import { end, spawnOwned } from '../owned-processes.js'
 import { startServer, stop } from './processes.js'
 
 /*
@@ -20,15 +20,15 @@ interface Outcome {
 
 /** Starts `tracer serve` and waits for it to exit, or to listen (then stops it): stopped when the test ends whatever happens. */
 async function serveOnce(t: Test, env: Record<string, string>): Promise<Outcome> {
-  const child = spawn(process.execPath, [...serveNodeOptions, 'dist/src/cli.js', 'serve'], {
+  const child = spawnOwned(process.execPath, [...serveNodeOptions, 'dist/src/cli.js', 'serve'], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...serveEnvironment, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  t.teardown(() => stop(child, 'SIGKILL'))
+  t.teardown(() => end(child, 'SIGKILL'))
   let stderr = ''
-  child.stderr.on('data', (chunk) => (stderr += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
   const listening = new Promise<'listening'>((resolve) => {
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       if (/Server listening at/.test(chunk.toString())) resolve('listening')
     })
   })

@@ -1,10 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { createInterface } from 'node:readline'
 import type { Test } from 'tap'
 import { serveEnvironment, serveNodeOptions } from '../../src/package-info.js'
+import { end, spawnOwned } from '../owned-processes.js'
+
+export { stop } from '../owned-processes.js'
 
 /** Process tests run the built service, exactly what `npm start` runs; `npm test` builds it first. */
 const CLI = 'dist/src/cli.js'
@@ -21,12 +24,6 @@ export interface ServerProcess {
   lineMatching(pattern: RegExp): Promise<string>
 }
 
-/** Servers still running: killed if this test process ends first (a timeout skips teardowns). */
-const running = new Set<ChildProcess>()
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL')
-})
-
 /** Whom the server runs as, when not as the test itself: an unprivileged user meets file permissions. */
 export interface RunAs {
   uid: number
@@ -36,21 +33,22 @@ export interface RunAs {
 /** A `tracer serve` process as spawned, before it listens: for tests of what happens on the way. */
 export type SpawnedServer = Omit<ServerProcess, 'url'>
 
-/** Spawns `tracer serve` (on a free port unless `env` says otherwise), stopped when the test ends. */
+/**
+ * Spawns `tracer serve` (on a free port unless `env` says otherwise) in a process group of its own:
+ * stopped when the test ends, then the group killed, and killed whatever ends this test process.
+ */
 export function spawnServer(t: Test, env: Record<string, string>, runAs?: RunAs): SpawnedServer {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run the tests with npm test, which builds first`)
-  const child = spawn(process.execPath, [...serveNodeOptions, CLI, 'serve'], {
+  const child = spawnOwned(process.execPath, [...serveNodeOptions, CLI, 'serve'], {
     env: { ...baseEnv(), ...serveEnvironment, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...runAs
   })
-  running.add(child)
-  child.once('exit', () => running.delete(child))
-  t.teardown(() => stop(child))
+  t.teardown(() => end(child))
   const output: string[] = []
   let stderr = ''
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  const lines = createInterface({ input: child.stdout })
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const lines = createInterface({ input: child.stdout! })
   lines.on('line', (line) => output.push(line))
   const lineMatching = (pattern: RegExp) =>
     new Promise<string>((resolve, reject) => {
@@ -77,28 +75,22 @@ export async function startServer(t: Test, env: Record<string, string>, runAs?: 
   return { url, ...server }
 }
 
-export async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM') {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill(signal)
-  await exited
-}
-
 export interface CliResult {
   status: number | null
   stdout: string
   stderr: string
 }
 
-/** Runs the command-line tool with `input` on its standard input. */
+/** Runs the command-line tool with `input` on its standard input, in a process group killed once it exits or this process ends. */
 export async function runCli(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' })
+  const child = spawnOwned(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' })
   let stdout = ''
   let stderr = ''
-  child.stdout.on('data', (chunk) => (stdout += chunk))
-  child.stderr.on('data', (chunk) => (stderr += chunk))
-  child.stdin.end(input)
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  child.stdin!.end(input)
   const [status] = (await once(child, 'exit')) as [number | null]
+  await end(child)
   return { status, stdout, stderr }
 }
 
@@ -187,4 +179,13 @@ export async function closedPort(): Promise<number> {
 export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024
+}
+
+/** Whether process `pid` runs: it exists and is no zombie (exited, its parent not having reaped it yet). Linux. */
+export function isAlive(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  } catch {
+    return false
+  }
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -6,6 +5,7 @@ import { join, resolve } from 'node:path'
 import t, { type Test } from 'tap'
 import { NOTHING_AUDITED } from '../../src/cli/audit-table.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { killGroup, spawnOwned } from '../owned-processes.js'
 import { defaultSites } from '../sites.js'
 import { request, runCli, spawnServer, startServer, stop } from './processes.js'
 
@@ -189,17 +189,19 @@ t.test('SIGTERM to the npm start process stops the server with it: no node is le
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'frb-tracer', version: '0.0.0', scripts: { start: manifest.scripts.start.replace('npm run build --silent', 'true') } }))
   symlinkSync(resolve('dist'), join(folder, 'dist'))
   symlinkSync(resolve('node_modules'), join(folder, 'node_modules'))
-  const npm = spawn('npm', ['start', '--silent'], {
+  // npm leads a group of its own, as in a terminal: the shell and the server are in it.
+  const npm = spawnOwned('npm', ['start', '--silent'], {
     cwd: folder,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TRACER_DB: join(folder, 'tracer.sqlite'), TRACER_ADMIN_PASSWORD: PASSWORD, PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit']
   })
   t.teardown(() => {
+    killGroup(npm)
     for (const pid of processesIn(folder)) process.kill(pid, 'SIGKILL')
   })
   let output = ''
   await new Promise<void>((resolve, reject) => {
-    npm.stdout.on('data', (chunk) => {
+    npm.stdout!.on('data', (chunk) => {
       output += chunk
       if (output.includes('Server listening at')) resolve()
     })

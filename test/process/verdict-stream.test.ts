@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import t, { type Test } from 'tap'
+import { end, spawnOwned } from '../owned-processes.js'
 import { SseClient } from '../sse.js'
-import { request, runCli, startServer, stop } from './processes.js'
+import { request, runCli, startServer } from './processes.js'
 
 /** What the issue asks: an event whose deadline passes is on the stream as stuck within 2 s of the deadline. */
 const WITHIN_MS = 2000
@@ -23,13 +23,13 @@ async function sqliteServer(t: Test): Promise<string> {
 
 /** The service on MongoDB: the in-process engine, in a server process of its own (engine-server.ts). */
 async function engineServer(t: Test): Promise<string> {
-  const child = spawn(process.execPath, ['dist/test/process/engine-server.js'], {
+  const child = spawnOwned(process.execPath, ['dist/test/process/engine-server.js'], {
     // `tracer serve` makes and keeps a secret in its store's folder; this store has no folder.
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', PORT: '0', JWT_SECRET: randomBytes(32).toString('hex'), ...ENV },
     stdio: ['ignore', 'pipe', 'inherit']
   })
-  t.teardown(() => stop(child))
-  for await (const line of createInterface({ input: child.stdout })) {
+  t.teardown(() => end(child))
+  for await (const line of createInterface({ input: child.stdout! })) {
     const url = /"msg":"Server listening at (http:\/\/127\.0\.0\.1:\d+)"/.exec(line)?.[1]
     if (url !== undefined) return url
   }
