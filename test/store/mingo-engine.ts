@@ -31,6 +31,19 @@ t.test('an upsert inserts the filter fields, $set and $setOnInsert; an update on
   t.strictSame(await trace.findOne({}, { projection: { _id: 0 } }), { event_no: 1, 'stages/a': 'set 2', 'stages/b': 'inserted 1' })
 })
 
+t.test('$min sets a missing path and lowers an existing one, nested paths included; $expr filters an update', async (t) => {
+  const trace = new MingoEngine().collection('trace')
+  await trace.updateOne({ event_no: 1 }, { $min: { 'summary.first.a': 5 } }, { upsert: true })
+  await trace.updateOne({ event_no: 1 }, { $min: { 'summary.first.a': 7, 'summary.first.b': 9 } })
+  await trace.updateOne({ event_no: 1 }, { $min: { 'summary.first.a': 3 } })
+  t.strictSame((await trace.findOne({}, { projection: { _id: 0 } }))?.summary, { first: { a: 3, b: 9 } })
+  const inStep = { $expr: { $eq: [{ $arrayElemAt: ['$log', -1] }, '$summary.last'] } }
+  await trace.updateOne({ event_no: 1 }, { $set: { log: [{ at: 1 }], 'summary.last': { at: 1 } } })
+  t.match(await trace.updateOne({ event_no: 1, ...inStep }, { $set: { n: 1 } }), { matchedCount: 1 })
+  await trace.updateOne({ event_no: 1 }, { $push: { log: { at: 2 } } })
+  t.match(await trace.updateOne({ event_no: 1, ...inStep }, { $set: { n: 2 } }), { matchedCount: 0 }, 'the last element is no longer the one named')
+})
+
 t.test('unique indexes: a repeated key is E11000, also for data already there', async (t) => {
   const events = new MingoEngine().collection('events')
   await events.insertOne({ event_no: 1 })

@@ -2,7 +2,7 @@ import type { Document, Filter } from 'mongodb'
 import { update as applyModifier } from 'mingo'
 import { copyOf, isOperatorDocument, serverError } from './values.js'
 
-const SUPPORTED = new Set(['$set', '$setOnInsert', '$push'])
+const SUPPORTED = new Set(['$set', '$setOnInsert', '$push', '$min'])
 
 const overlaps = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`)
 
@@ -53,6 +53,8 @@ export function applyUpdate(document: Document, update: Document, inserting: boo
   const updated = copyOf(document)
   if (update.$set !== undefined) applyModifier(updated, { $set: copyOf(update.$set) })
   if (update.$push !== undefined) push(updated, update.$push as Document)
+  // A missing path is set to the value; an existing one only lowered (values of one type, as the adapter gives).
+  if (update.$min !== undefined) applyModifier(updated, { $min: copyOf(update.$min) })
   if (inserting && update.$setOnInsert !== undefined) applyModifier(updated, { $set: copyOf(update.$setOnInsert) })
   return updated
 }
