@@ -2,6 +2,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { serveEnvironment, serveNodeOptions } from '../src/package-info.js'
 import { BARE_SERVER, CLI } from './paths.js'
@@ -90,6 +91,10 @@ export interface ServiceOptions {
   nodeArgs?: string[]
   /** WORKERS: server processes on the one port (1 unless set). */
   workers?: number
+  /** More of the service's environment, set last (a measurement's own bounds and timeouts). */
+  env?: Record<string, string>
+  /** Called with each line the service prints on standard output (its log). */
+  onLine?: (line: string) => void
 }
 
 /**
@@ -113,13 +118,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // The bench's one user drives every connection of a window scenario: its share is the whole
     // instance, so the scenarios measure the reads, not the per-client share (8 of 32 by default).
     MAX_STREAMED_RESPONSES_PER_CLIENT: '32',
-    WORKERS: String(options.workers ?? 1)
+    WORKERS: String(options.workers ?? 1),
+    ...options.env
   }
   const child = track(
     spawn(process.execPath, [...serveNodeOptions, ...(options.nodeArgs ?? []), CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   )
   // Reading both pipes keeps a chatty server from blocking on a full pipe.
   const stdout = tail(child.stdout)
+  if (options.onLine !== undefined) createInterface({ input: child.stdout! }).on('line', options.onLine)
   const stderr = tail(child.stderr)
   const url = `http://127.0.0.1:${port}`
   try {

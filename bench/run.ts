@@ -5,6 +5,8 @@ import { cpuCost, type CpuCost } from './cpu-cost.js'
 import { NOISY_PERCENT, startCpuAccounting } from './cpu-share.js'
 import { fullYearRss, type FullYearResult } from './full-year.js'
 import { readBaseline } from './baseline.js'
+import { fairShares, type FairSharesResult } from './fair-shares.js'
+import { slowReaders, type SlowReadersResult } from './slow-readers.js'
 import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
 import { machine } from './machine.js'
 import { readMemory, type MemoryBreakdown } from './memory.js'
@@ -33,6 +35,9 @@ const FULL_YEAR_RUNS = 3
  * report goes to standard output only, leaving bench/results/latest.md as the last full run wrote it.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
+/** Measurements on services and stores of their own (issue 28), which BENCH_ONLY may also name. */
+const MEASUREMENTS = ['slow-readers', 'fair-shares']
+const measures = (id: string) => ONLY === undefined || ONLY.includes(id)
 /**
  * A full run writes latest.md and the README's block, after profiling each scenario behind a missed
  * target. BENCH_WRITE=1 does the same on a partial run: a short check of that part of the bench.
@@ -62,12 +67,14 @@ async function main(): Promise<void> {
   const cpuOfOthers = startCpuAccounting()
   const fullYear: FullYearResult[] = []
   const fullYearAudit: FullYearResult[] = []
+  let slowReadersResult: SlowReadersResult | undefined
+  let fairSharesResult: FairSharesResult | undefined
   let list: Scenario[]
   try {
     service = await bench.startService()
     const context = await scenarioContext(bench, service)
     list = scenarios(context).filter((scenario) => ONLY === undefined || ONLY.includes(scenario.id))
-    const unknown = ONLY?.filter((id) => !list.some((scenario) => scenario.id === id)) ?? []
+    const unknown = ONLY?.filter((id) => !list.some((scenario) => scenario.id === id) && !MEASUREMENTS.includes(id)) ?? []
     if (unknown.length > 0) throw new Error(`BENCH_ONLY names no scenario ${unknown.join(', ')}`)
     const uses = (server: Scenario['server']) => list.some((scenario) => scenario.server === server)
     if (uses('bare')) bare = await startBareServer()
@@ -128,6 +135,15 @@ async function main(): Promise<void> {
       const last = fullYearAudit.at(-1)!
       log(`full-year audit ${run}/${FULL_YEAR_RUNS}: ${last.seconds.toFixed(2)} s, RSS +${last.increaseMb.toFixed(1)} MB`)
     }
+    if (measures('slow-readers')) {
+      slowReadersResult = await slowReaders()
+      log(`slow readers: RSS +${slowReadersResult.growthMb.toFixed(1)} MB while ${slowReadersResult.streaming} stalled clients held their slots`)
+    }
+    if (measures('fair-shares')) {
+      fairSharesResult = await fairShares()
+      const rounds = fairSharesResult.rounds.map(({ alone, withStreams }) => `${Math.round(withStreams)} of ${Math.round(alone)}/s`).join(', ')
+      log(`fair shares: update-trace beside 1,000 streams ${rounds}; median ${(fairSharesResult.ratio * 100).toFixed(0)}%`)
+    }
   } finally {
     await service?.stop()
     await bare?.stop()
@@ -139,7 +155,8 @@ async function main(): Promise<void> {
   const summaries = list.map((scenario) =>
     summarise(scenario, results.get(scenario.id)!, scenario.id.startsWith('verify') ? bareRounds : undefined, scenario.id === 'update-trace' ? writes : [])
   )
-  const verdicts = judgeTargets({ summaries, fullYear, fullYearAudit, store: bench.store, ...(BASELINE === undefined ? {} : { baseline: BASELINE }) })
+  const moved = { ...(slowReadersResult === undefined ? {} : { slowReaders: slowReadersResult }), ...(fairSharesResult === undefined ? {} : { fairShares: fairSharesResult }) }
+  const verdicts = judgeTargets({ summaries, fullYear, fullYearAudit, store: bench.store, ...moved, ...(BASELINE === undefined ? {} : { baseline: BASELINE }) })
   const evidence: Evidence = {
     profiles: WRITE ? await profileMisses(bench, verdicts) : new Map<string, CpuCost>(),
     ...(WRITE ? {} : { noProfiles: 'a partial run profiles only with BENCH_WRITE=1' }),
@@ -160,6 +177,7 @@ async function main(): Promise<void> {
     cpuOfOthers: cpu,
     fullYear,
     fullYearAudit,
+    ...moved,
     ...(BASELINE === undefined ? {} : { baseline: BASELINE }),
     ...(ONLY === undefined ? {} : { only: ONLY })
   }

@@ -6,6 +6,8 @@ import { machineFacts, type Machine } from './machine.js'
 import type { SeededStore } from './seeded-store.js'
 import type { BaselineRun } from './baseline.js'
 import type { ScenarioSummary } from './summary.js'
+import type { FairSharesResult } from './fair-shares.js'
+import type { SlowReadersResult } from './slow-readers.js'
 import { largestIncrease, p99TargetOf, TARGETS, type TargetKey, type Verdict } from './targets.js'
 import { whySection, type Evidence } from './why.js'
 
@@ -28,6 +30,9 @@ export interface ReportInput {
   baseline?: BaselineRun
   /** The scenarios of a partial run (BENCH_ONLY); unset when every scenario ran. */
   only?: string[]
+  /** The bounds that moved here from the process tests (issue 28), when measured. */
+  slowReaders?: SlowReadersResult
+  fairShares?: FairSharesResult
 }
 
 /** The whole Markdown report: facts, the table with each target beside its value, the verdicts and why each miss is one. */
@@ -141,16 +146,19 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
     '',
     ...whySection(verdicts, evidence)
   )
-  // The rounds themselves, so a reader can see how much the machine's noise moved each number.
-  lines.push('## Rounds (req/s, p99 ms)', '', `| Scenario | ${input.summaries[0]!.rounds.map((_, i) => `Round ${i + 1}`).join(' | ')} |`)
-  lines.push(`| --- | ${input.summaries[0]!.rounds.map(() => '---:').join(' | ')} |`)
-  for (const summary of input.summaries) {
-    // With the target's decimals, so the median round reads as it does in the table above.
-    const p99Target = p99TargetOf(summary.scenario.id)
-    const cells = summary.rounds.map((round) => `${grouped(round.rps)} / ${ms(round.p99, p99Target === undefined ? undefined : TARGETS[p99Target])}`)
-    lines.push(`| ${summary.scenario.id} | ${cells.join(' | ')} |`)
+  // The rounds themselves, so a reader can see how much the machine's noise moved each number
+  // (none in a run of the measurements of their own alone: BENCH_ONLY=slow-readers,fair-shares).
+  if (input.summaries.length > 0) {
+    lines.push('## Rounds (req/s, p99 ms)', '', `| Scenario | ${input.summaries[0]!.rounds.map((_, i) => `Round ${i + 1}`).join(' | ')} |`)
+    lines.push(`| --- | ${input.summaries[0]!.rounds.map(() => '---:').join(' | ')} |`)
+    for (const summary of input.summaries) {
+      // With the target's decimals, so the median round reads as it does in the table above.
+      const p99Target = p99TargetOf(summary.scenario.id)
+      const cells = summary.rounds.map((round) => `${grouped(round.rps)} / ${ms(round.p99, p99Target === undefined ? undefined : TARGETS[p99Target])}`)
+      lines.push(`| ${summary.scenario.id} | ${cells.join(' | ')} |`)
+    }
+    lines.push('')
   }
-  lines.push('')
   lines.push(
     'Any scenario under a profiler: `node dist/bench/profile.js <scenario-id>` ' +
       `(ids: ${input.summaries.map((summary) => summary.scenario.id).join(', ')}).`,

@@ -42,6 +42,11 @@ export const perRequest = (value: number) => (value >= 100 ? value.toFixed(0) : 
 const share = (item: Share) => `${item.percent.toFixed(1)}%`
 const stated = (verdict: Verdict) => `${verdict.what}: ${verdict.figure}${verdict.unit} (target ${verdict.goal})`
 
+const SLOW_READERS_WHY =
+  'Not profiled: the peak is garbage the collector had not taken yet when it was sampled, which other work on the machine moves; what the stalled clients hold is bounded by test/process/slow-clients.test.ts.'
+const FAIR_SHARES_WHY =
+  "Not profiled: a ratio of two loads on cores shared with the streams' reader process and autocannon; `node dist/bench/profile.js update-trace` shows what a write costs."
+
 /** The section of latest.md: one entry per missed target. */
 export function whySection(verdicts: Verdict[], evidence: Evidence): string[] {
   const missed = verdicts.filter((verdict) => !verdict.met)
@@ -75,6 +80,8 @@ function entry(verdict: Verdict, evidence: Evidence): string[] {
   if (verdict.target === 'lostUpdates') {
     return [`${head} Not a cost a profile explains: acknowledged writes missing from the SQLite file are a durability fault.`]
   }
+  if (verdict.target === 'slowReadersRssGrowthMb') return [`${head} ${SLOW_READERS_WHY}`]
+  if (verdict.target === 'writesBesideStreams') return [`${head} ${FAIR_SHARES_WHY}`]
   return [`${head} Seeding is the \`tracer seed\` command's work when the store is made, not the service's: the bench does not profile it.`]
 }
 
@@ -122,5 +129,7 @@ export function shortWhy(verdict: Verdict, evidence: Evidence): string {
     return memory === undefined ? `${head} no memory reading.` : `${head} ${when}, ${describeMemory(memory)}.`
   }
   if (verdict.target === 'lostUpdates') return `${head} a durability fault, not a cost.`
+  if (verdict.target === 'slowReadersRssGrowthMb') return `${head} ${SLOW_READERS_WHY}`
+  if (verdict.target === 'writesBesideStreams') return `${head} ${FAIR_SHARES_WHY}`
   return `${head} the \`tracer seed\` command's time, not profiled by the bench.`
 }

@@ -84,6 +84,16 @@ export function reportInput(summaries: ScenarioSummary[], overrides: Partial<Rep
     fullYear: [fullYear(21)],
     fullYearAudit: [{ ...fullYear(20), seconds: 0.7 }],
     baseline: { commit: '958e2071c8364bed9ec90ba857bbe559f9c055ba', date: '2026-11-25T18:38:17.090Z', rows: new Map([['title of update-trace', { rps: 5000, p99: 8 }]]) },
+    slowReaders: { idleMb: 80, peakMb: 111, growthMb: 31, streaming: 32, refused: 68 },
+    fairShares: {
+      rounds: [
+        { alone: 1000, withStreams: 700 },
+        { alone: 1000, withStreams: 600 },
+        { alone: 1000, withStreams: 800 }
+      ],
+      ratio: 0.7,
+      readBytes: 12_000_000
+    },
     ...overrides
   }
 }

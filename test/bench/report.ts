@@ -28,7 +28,9 @@ t.test('a full run judges every target, and the README block has a row for each'
     '| update-trace lost updates: 0 lost | 0 lost of 36,000 acknowledged | ✓ met |',
     '| peak RSS of one process, highest of the scenarios: < 150 MB | 140 MB (audit-1d) | ✓ met |',
     '| full-year baseband-callbacks RSS increase (largest of the runs): < 50 MB | 21.0 MB | ✓ met |',
-    '| seeding: < 60 s | 17.0 s | ✓ met |'
+    '| seeding: < 60 s | 17.0 s | ✓ met |',
+    '| RSS growth while 100 clients that never read a year of baseband callbacks hold 32 slots until dropped (80 → 111 MB): < 50 MB | 31.0 MB | ✓ met |',
+    '| update-trace beside 1,000 live streams that read, against alone, median of 3 rounds (700 of 1,000/s; 600 of 1,000/s; 800 of 1,000/s): ≥ 50% | 70% | ✓ met |'
   ]) {
     t.match(block, row)
   }
@@ -48,6 +50,24 @@ t.test('a busy machine and a partial run are said, and targets not measured are 
   t.match(block, 'partial run of bare, verify (BENCH_ONLY). Other processes used 48% of the CPU meanwhile: every figure is lower and noisier')
   t.match(block, '| `eventStatusP99Ms` | not measured (partial run) | – |')
   t.match(block, '| `fullYearRssIncreaseMb` | not measured (partial run) | – |')
+})
+
+t.test('the bounds moved from the process tests are judged as the tests judged them: under 50 MB, at least half the rate', async (t) => {
+  const input = reportInput(allMet(), {
+    slowReaders: { idleMb: 80, peakMb: 130, growthMb: 50, streaming: 32, refused: 68 },
+    fairShares: { rounds: [{ alone: 1000, withStreams: 420 }], ratio: 0.42, readBytes: 1 }
+  })
+  const missed = judgeTargets(input).filter((verdict) => !verdict.met)
+  t.strictSame(
+    missed.map((verdict) => [verdict.target, verdict.figure]),
+    [
+      ['slowReadersRssGrowthMb', '50.0'],
+      ['writesBesideStreams', '42%']
+    ]
+  )
+  const report = renderReport(input, judgeTargets(input), nothing)
+  t.match(report, /RSS growth while 100 clients .*: 50\.0 MB \(target < 50 MB\)\.\*\* Not profiled/)
+  t.match(report, /update-trace beside 1,000 live streams .*: 42% \(target ≥ 50%\)\.\*\* Not profiled/)
 })
 
 t.test('the scenarios profiled are those behind missed latency and rate targets, each once', async (t) => {

@@ -1,6 +1,3 @@
-import autocannon from 'autocannon'
-import { spawn } from 'node:child_process'
-import { once } from 'node:events'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { stalledGet, untilTrue, type StalledResponse } from '../raw-http.js'
@@ -8,12 +5,11 @@ import { request, runCli, startServer, type ServerProcess } from './processes.js
 
 /*
  * No client holds what the others need: one user (or one address) opening many responses that it
- * never reads keeps at most its share of them, and the pipeline's writes keep their pace while the
- * live streams are all in use.
+ * never reads keeps at most its share of them. Whether the pipeline's writes keep their pace while
+ * the live streams are all in use is a rate, measured by the bench (bench/fair-shares.ts, issue 28).
  */
 
-// Seeding a year of events and measuring write rates take most of a minute on a quiet 2-core
-// machine: past the runner's default minute on a busy one (CI timed this file out at 60 s).
+// Seeding a year of 150,000 events takes most of a minute on a quiet 2-core machine.
 t.setTimeout(240_000)
 
 const DAY = 86_400_000
@@ -110,50 +106,18 @@ t.test('32 year-long audits that are never read hold one client’s share of the
   t.ok(server.output.some((line) => line.includes('another request needed its slot')), 'a stalled response gave its slot up, as the log says')
 })
 
-/** Starts the readers' process with `clients`; resolves once every stream is open. */
-async function openStreams(t: Test, url: string, clients: { token: string; address: string; paths: string[] }[]) {
-  const readers = spawn(process.execPath, ['dist/test/process/stream-readers.js', url, JSON.stringify(clients)], { stdio: ['pipe', 'pipe', 'inherit'] })
-  t.teardown(() => void readers.kill('SIGKILL'))
-  let said = ''
-  await new Promise<void>((resolve, reject) => {
-    readers.stdout.on('data', (chunk: Buffer) => {
-      said += chunk.toString()
-      if (said.includes('open\n')) resolve()
-      if (/refused|error/.test(said)) reject(new Error(`the streams did not open: ${said}`))
-    })
-  })
-  return async () => {
-    readers.stdin.end()
-    await once(readers, 'exit')
-    return Number(/read (\d+)/.exec(said)?.[1] ?? 0)
-  }
-}
-
-/** update-trace for `seconds` at 10 connections: each request flips a key, so each makes a transition. */
-async function writeRate(url: string, token: string, seconds: number): Promise<number> {
-  const headers = { authorization: token, 'content-type': 'application/json' }
-  const requests = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15].flatMap((i) =>
-    ['complete', 'incomplete'].map((status) => ({
-      method: 'POST' as const,
-      path: '/v1/event-tracer/update-trace',
-      headers,
-      body: JSON.stringify({ event: 900_000 + i, site: 'kko', stage: 'baseband_conversion', status })
-    }))
-  )
-  const result = await autocannon({ url, connections: 10, duration: seconds, requests })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`update-trace failed: ${result.non2xx} non-2xx, ${result.errors} errors`)
-  return result.requests.total / seconds
-}
-
 t.test('one user holds at most its share of the live streams; another user still opens one', async (t) => {
   const { server, tokens } = await yearServer(t, ['watcher', 'operator'], {}, 1000)
-  const streams = await openStreams(t, server.url, [{ token: tokens.watcher!, address: '127.0.0.2', paths: Array.from({ length: 100 }, () => '/v1/event-tracer/stream') }])
+  const port = Number(new URL(server.url).port)
+  // Open streams that take their headers and nothing more: what counts is that each holds its place.
+  const streams = await Promise.all(Array.from({ length: 100 }, () => stalledGet(port, '/v1/event-tracer/stream', tokens.watcher!, { from: '127.0.0.2' })))
+  t.teardown(() => closeAll(streams))
+  t.equal(statuses(streams).filter((status) => status === 200).length, 100, 'the user opens its share, 100')
   const more = await getFromHeaders(server, '/v1/event-tracer/stream', tokens.watcher!, '127.0.0.2')
   t.equal(more.status, 429, 'the 101st of one user is refused')
   t.equal(more.retryAfter, '2')
   const other = await getFromHeaders(server, '/v1/event-tracer/stream', tokens.operator!, '127.0.0.3')
   t.equal(other.status, 200, 'another user opens one')
-  await streams()
 })
 
 /** The status and Retry-After of a GET from another loopback address, without reading its body. */
@@ -162,37 +126,3 @@ async function getFromHeaders(server: ServerProcess, path: string, token: string
   response.socket.destroy()
   return { status: response.status, retryAfter: response.headers['retry-after'] }
 }
-
-t.test('update-trace keeps at least half its rate while MAX_STREAMS live streams read what they are sent', async (t) => {
-  const users = Array.from({ length: 10 }, (_, i) => `watcher${i}`)
-  const { server, tokens } = await yearServer(t, [...users, 'pipeline'], {}, 1000)
-  const writer = tokens.pipeline!
-  await writeRate(server.url, writer, 2) // warms the service up
-
-  // Each of ten users, from an address of its own, holds its share of 100 streams: ten follow every
-  // transition (a dashboard), thirty one site, sixty one event, as operators and monitors do.
-  const sites = ['chime', 'kko', 'gbo', 'hco']
-  const clients = users.map((user, u) => ({
-    token: tokens[user]!,
-    address: `127.0.0.${2 + u}`,
-    paths: Array.from({ length: 100 }, (_, i) =>
-      i < 10 ? '/v1/event-tracer/stream' : i < 40 ? `/v1/event-tracer/stream?site=${sites[i % 4]}` : `/v1/event-tracer/stream?event_no=${900_000 + (i % 16)}`
-    )
-  }))
-  // Three rounds of the rate alone, then beside the streams, and the median of their ratios: tap runs
-  // other test files beside this one, and a single pair of measurements takes their load as the streams' cost.
-  const rounds: { alone: number; withStreams: number }[] = []
-  let read = 0
-  for (let round = 0; round < 3; round++) {
-    const alone = await writeRate(server.url, writer, 2)
-    const closeStreams = await openStreams(t, server.url, clients)
-    const withStreams = await writeRate(server.url, writer, 2)
-    read += await closeStreams()
-    rounds.push({ alone, withStreams })
-  }
-  const ratios = rounds.map(({ alone, withStreams }) => withStreams / alone).sort((a, b) => a - b)
-  const ratio = ratios[1]!
-  t.comment(`update-trace alone and beside 1000 streams that read ${(read / 1e6).toFixed(0)} MB: ${rounds.map(({ alone, withStreams }) => `${alone.toFixed(0)}/s and ${withStreams.toFixed(0)}/s`).join('; ')}`)
-  t.ok(read > 0, 'the streams were sent what they follow')
-  t.ok(ratio >= 0.5, `the writes kept ${(ratio * 100).toFixed(0)}% of their rate (the median of three rounds)`)
-})

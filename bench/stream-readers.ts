@@ -1,7 +1,7 @@
 /**
  * A separate process of live-stream clients that read everything they are sent, so that their
- * reading does not slow the load generator of the test that starts it. Arguments: the service's
- * URL, then JSON `[{token, address, paths: [...]}, ...]`: each client opens one stream per path
+ * reading does not slow the load generator of the measurement that starts it (fair-shares.ts).
+ * Arguments: the service's URL, then JSON `[{token, address, paths: [...]}, ...]`: each client opens one stream per path
  * from its address. Prints `open` once every stream has its status 200 (or `refused <status>` at
  * the first that does not), then reads until its standard input closes.
  */
