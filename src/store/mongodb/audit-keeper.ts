@@ -29,9 +29,6 @@ export interface AuditConfig {
   clock: () => number
 }
 
-/** What a write of records needs of the keeper: to be told which events it touched, once it landed. */
-export type KeepAudits = Pick<AuditKeeper, 'keep'>
-
 /** One conditional write of an audit document. */
 interface AuditWrite {
   eventNo: number

@@ -1,10 +1,14 @@
 import type { AnyBulkWriteOperation, BulkWriteResult, Collection, Db, Document, Filter, UpdateResult } from 'mongodb'
-import type { KeepAudits } from './audit-keeper.js'
 import { COLLECTIONS } from './indexes.js'
 
 /** The collections of records, which an event's facts are made from (audit-records.ts). */
 export const RECORD_COLLECTIONS = [COLLECTIONS.events, COLLECTIONS.trace, COLLECTIONS.datatrail, COLLECTIONS.heartbeats] as const
 export type RecordCollection = (typeof RECORD_COLLECTIONS)[number]
+
+/** What a write of records needs of the audit keeper (audit-keeper.ts): to be told which events it touched, once it landed. */
+export interface KeepAudits {
+  keep(eventNos: Iterable<number>): Promise<void>
+}
 
 /** What the adapter may do with a record collection outside this file: read it, and follow its changes. */
 export type RecordReads = Pick<Collection, 'find' | 'findOne' | 'countDocuments' | 'watch'>
