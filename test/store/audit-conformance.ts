@@ -197,6 +197,36 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
     t.equal(await store.verdictChanges.position(), fed.position)
   })
 
+  t.test('an event with a long history, its first completions deep inside it: the kept audit is the one all its records make', async (t) => {
+    const now = T0 + 3 * HOUR
+    const deadlines = parseStageDeadlines(PIPELINE_STAGES.map((stage) => `${stage}=2h`).join(','))
+    const settings = { sites, deadlines, now }
+    const { store } = await open(t, { sites, deadlines, now: () => now })
+    const eventNo = 9
+    await store.events.upsert([event(eventNo, T0, [...sites.names], sites)])
+    await store.traces.create(eventNo, T0 / 1000)
+    // Imported history, completions at times going down and up (some before the event), then update-trace on top.
+    for (let start = 0; start < 2000; start += 500) {
+      const batch = Array.from({ length: 500 }, (_, i) => start + i).map((n) => ({
+        event_no: eventNo,
+        key: sites.traceKeys[n % sites.traceKeys.length]!,
+        from: null,
+        to: n % 3 === 0 ? ('complete' as const) : ('incomplete' as const),
+        at: T0 / 1000 - 600 + ((n * 7919) % 2000),
+        by: 'import'
+      }))
+      await store.traces.record(batch)
+    }
+    for (const [i, key] of sites.traceKeys.slice(0, 5).entries()) await store.traces.setStatus(eventNo, key, 'complete', T0 / 1000 + 60 * i, 'pipeline')
+    const records = await recordsOf(store, eventNo)
+    t.equal(records.transitions.length, 2005)
+    const kept = await store.audits.find(eventNo)
+    t.strictSame(kept?.facts, factsOf(eventNo, records, sites), 'the kept facts are those of every transition')
+    t.strictSame(kept?.look, lookAt(kept!.facts, settings).look, 'the kept look')
+    t.strictSame(auditFacts(kept!.facts, kept!.facts.event!, settings), auditEvent({ ...records, event: records.event! }, settings), 'the audit, verdict and findings')
+    t.strictSame((await store.audits.check([eventNo], now)).mismatches, [], 'nothing a read serves differs from the records')
+  })
+
   t.test('verify finds nothing to repair in a store written only through the port', async (t) => {
     const { store } = await open(t, { sites, deadlines: parseStageDeadlines('baseband_callback_request=1h'), now: () => T0 })
     await store.events.upsert([event(7, T0, [sites.names[0]!], sites)])

@@ -4,7 +4,8 @@ import type { AuditKeeper } from './audit-keeper.js'
 import { ChangeReader } from './change-reader.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
-import { recordReads, type RecordReads } from './record-writes.js'
+import { changesHistoryAlone, isSummaryPath } from './history-summary.js'
+import { recordReads, type HistorySummaryWrites, type RecordReads } from './record-writes.js'
 import { HISTORY_FIELD } from './transitions.js'
 
 /** The collections whose writes change an event's facts. */
@@ -23,7 +24,8 @@ const WATCH_PIPELINE: Document[] = [
       documentKey: 1,
       'fullDocument.event_no': 1,
       'updateDescription.updatedFields': 1,
-      'updateDescription.removedFields': 1
+      'updateDescription.removedFields': 1,
+      'updateDescription.truncatedArrays': 1
     }
   }
 ]
@@ -58,8 +60,9 @@ export function eventOfChange(change: Document): Told {
   const updated = (description.updatedFields ?? {}) as Document
   const removed = Array.isArray(description.removedFields) ? description.removedFields : []
   const paths = Object.keys(updated)
-  // A rewrite of a value that did not change (update-trace with the stored value) moves only this.
-  if (removed.length === 0 && paths.every((path) => path === 'update_timestamp')) return 'nothing'
+  // A rewrite of a value that did not change (update-trace with the stored value) moves only this. The
+  // summary of a history is made from the history (history-summary.ts): a write of it alone changes no facts.
+  if (removed.every(isSummaryPath) && paths.every((path) => path === 'update_timestamp' || isSummaryPath(path))) return 'nothing'
   if (Object.hasOwn(updated, 'event_no')) return numberOrNothing(updated.event_no)
   for (const path of paths) {
     if (!TRANSITION_PATH.test(path)) continue
@@ -86,11 +89,18 @@ interface LookUp {
  * yet recomputed are kept for the next pass, and each stream goes on from its resume token. What no
  * stream shows is left to `verify` (the audit keeper's verifier): deletes, and the writes of a gap
  * when a stream could not resume (its history gone from the oplog) and started again from now.
+ *
+ * An update of a trace's history that leaves its summary as it was is another program's: the
+ * summary is marked out of step before the event is recomputed, so that its facts are made from
+ * the whole history (history-summary.ts). Only this tells a `$pull`, or an edit inside a history,
+ * that leaves its last element as it was: one made in a gap of the stream is not seen.
  */
 export class AuditWatcher {
-  private readonly streams: { collection: RecordReads; reader: ChangeReader }[]
+  private readonly streams: { name: string; collection: RecordReads; reader: ChangeReader }[]
   private readonly pending = new Set<number>()
   private lookUps: LookUp[] = []
+  /** The `_id`s of trace documents whose history another program changed, their summaries to mark out of step. */
+  private forgets: unknown[] = []
   private readonly stopping = new AbortController()
   private running: Promise<void> | undefined
   private failing = false
@@ -98,11 +108,12 @@ export class AuditWatcher {
   constructor(
     db: Db,
     private readonly keeper: AuditKeeper,
-    private readonly log: (message: string) => void
+    private readonly log: (message: string) => void,
+    private readonly summaries: Pick<HistorySummaryWrites, 'forget'>
   ) {
     this.streams = WATCHED.map((name) => {
       const collection = recordReads(db, name)
-      return { collection, reader: new ChangeReader(collection, WATCH_PIPELINE, WATCH_WAIT_MS, `Watching ${name}`) }
+      return { name, collection, reader: new ChangeReader(collection, WATCH_PIPELINE, WATCH_WAIT_MS, `Watching ${name}`) }
     })
   }
 
@@ -162,16 +173,20 @@ export class AuditWatcher {
   /** Reads every stream, then recomputes the events seen. Resolves to whether any change was read. */
   private async pass(): Promise<boolean> {
     let read = 0
-    for (const { collection, reader } of this.streams) {
+    for (const { name, collection, reader } of this.streams) {
       if (this.stopping.signal.aborted) return false
       await reader.read(CHANGES_PER_PASS, (change) => {
         read++
+        if (name === COLLECTIONS.trace && changesHistoryAlone(change)) this.forgets.push((change.documentKey as Document | undefined)?._id)
         const told = eventOfChange(change)
         if (told === 'look-up') this.lookUps.push({ collection, id: (change.documentKey as Document | undefined)?._id })
         else if (told !== 'nothing') this.pending.add(told.eventNo)
       })
     }
     await this.lookUp()
+    // Before the recompute of their events, which then reads their whole histories.
+    await this.summaries.forget(this.forgets.filter((id) => id !== undefined))
+    this.forgets = []
     await this.recompute()
     return read > 0
   }

@@ -1,5 +1,7 @@
 import type { AnyBulkWriteOperation, BulkWriteResult, Collection, Db, Document, Filter, UpdateResult } from 'mongodb'
+import { SUMMARY_FIELD, summaryOf } from './history-summary.js'
 import { COLLECTIONS } from './indexes.js'
+import { HISTORY_FIELD } from './transitions.js'
 
 /** The collections of records, which an event's facts are made from (audit-records.ts). */
 export const RECORD_COLLECTIONS = [COLLECTIONS.events, COLLECTIONS.trace, COLLECTIONS.datatrail, COLLECTIONS.heartbeats] as const
@@ -26,7 +28,8 @@ export interface RecordWriter {
 
 /**
  * The one way the MongoDB adapter writes a record collection (events, trace, datatrail, heartbeats),
- * as RecordWrites is on SQLite. It alone holds those collections as more than RecordReads; a writer
+ * as RecordWrites is on SQLite. It alone holds those collections as more than RecordReads (beside
+ * HistorySummaryWrites below, which writes no record but what is derived from one); a writer
  * writes through the RecordWriter that `write` lends it, naming the events each write touches, and
  * once its work is done `write` keeps the audits of those events (audit-keeper.ts). So no record
  * reaches the database without its event's audit kept after it, and no writer has to remember to
@@ -76,5 +79,38 @@ export class MongoRecordWrites {
     }
     await this.audits.keep(touched)
     return result
+  }
+}
+
+/**
+ * The writes of a trace's history summary (history-summary.ts) made apart from a push: no record
+ * changes, only what is derived from one, so no audit is kept after them (they are made while one
+ * is, or before one).
+ */
+export class HistorySummaryWrites {
+  private readonly traces: Collection
+
+  constructor(db: Db) {
+    this.traces = db.collection(COLLECTIONS.trace)
+  }
+
+  /**
+   * The summary of event `eventNo`'s history made again from the document as `read` (its whole
+   * history and its summary), unless either has changed since: a push in between moved the
+   * summary or the history's length, and the next read sees it.
+   */
+  async repair(eventNo: number, read: Document): Promise<void> {
+    const history: unknown = read[HISTORY_FIELD]
+    const length = Array.isArray(history) ? history.length : 0
+    const filter: Filter<Document> = { event_no: eventNo, [SUMMARY_FIELD]: { $eq: (read[SUMMARY_FIELD] as unknown) ?? null } }
+    if (length > 0) filter[HISTORY_FIELD] = { $size: length }
+    await this.traces.updateOne(filter, { $set: { [SUMMARY_FIELD]: summaryOf(history) } })
+  }
+
+  /** Marks the summaries of these trace documents (by `_id`) out of step: another program changed their history. */
+  async forget(ids: readonly unknown[]): Promise<void> {
+    if (ids.length === 0) return
+    const operations = ids.map((id) => ({ updateOne: { filter: { _id: id as never }, update: { $set: { [SUMMARY_FIELD]: null } } } }))
+    await this.traces.bulkWrite(operations, { ordered: false })
   }
 }

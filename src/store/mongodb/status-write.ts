@@ -3,6 +3,7 @@ import type { TraceRecord } from '../../domain/records.js'
 import type { StageStatus } from '../../vocabulary.js'
 import { StoreUnavailableError } from '../port.js'
 import { isDuplicateKey } from './driver-errors.js'
+import { SUMMARY_CHECK, summaryIn, summaryUpdate } from './history-summary.js'
 import { COLLECTIONS } from './indexes.js'
 import type { RecordReads, RecordWriter } from './record-writes.js'
 import { asFrom, HISTORY_FIELD, type StoredTransition } from './transitions.js'
@@ -38,13 +39,20 @@ export interface StatusChange {
  * changed, and an update returns neither; reading it back afterwards would race again. The
  * conditional write needs no server-side expressions, and an unchanged value costs one read and one
  * small write (update_timestamp only, nothing pushed).
+ *
+ * A push keeps the summary of the history in the same update (history-summary.ts), held to its
+ * being in step as read. After a changing write that lost, the next marks the summary out of step
+ * instead: whether the key or the summary moved is not told apart, and a summary made again once
+ * from the history is cheaper than a write that might keep losing to a condition it cannot meet.
  */
 export async function writeStatus(traces: RecordReads, writer: RecordWriter, template: TraceRecord, change: StatusChange): Promise<boolean> {
   let duplicateKeyMet = false
+  let summaryTrusted = true
   for (let attempt = 0; attempt < STATUS_WRITE_ATTEMPTS; attempt++) {
     try {
-      const outcome = await attemptOnce(traces, writer, template, change)
+      const outcome = await attemptOnce(traces, writer, template, change, summaryTrusted)
       if (outcome !== 'lost') return outcome === 'changed'
+      summaryTrusted = false
     } catch (error) {
       // A racing creation gives E11000 once; the next read finds its document. A second one is no race.
       if (!isDuplicateKey(error) || duplicateKeyMet) throw error
@@ -54,9 +62,15 @@ export async function writeStatus(traces: RecordReads, writer: RecordWriter, tem
   throw new StoreUnavailableError(`The trace of event ${change.eventNo} kept changing under concurrent writers; try again`)
 }
 
-async function attemptOnce(traces: RecordReads, writer: RecordWriter, template: TraceRecord, { eventNo, key, status, now, by }: StatusChange): Promise<Outcome> {
+async function attemptOnce(
+  traces: RecordReads,
+  writer: RecordWriter,
+  template: TraceRecord,
+  { eventNo, key, status, now, by }: StatusChange,
+  summaryTrusted: boolean
+): Promise<Outcome> {
   const write = (filter: Filter<Document>, update: Document, upsert = false) => writer.update(COLLECTIONS.trace, eventNo, filter, update, { upsert })
-  const stored = await traces.findOne({ event_no: eventNo }, { projection: { _id: 0, [key]: 1 } })
+  const stored = await traces.findOne({ event_no: eventNo }, { projection: { _id: 0, [key]: 1, ...SUMMARY_CHECK } })
   const before: unknown = stored?.[key]
   // The value read, as a condition: missing is `$exists: false`, anything else by `$eq` (a stored object is a value, not a query).
   const filter: Filter<Document> = { event_no: eventNo, [key]: before === undefined ? { $exists: false } : { $eq: before } }
@@ -65,7 +79,11 @@ async function attemptOnce(traces: RecordReads, writer: RecordWriter, template: 
     return result.matchedCount === 1 ? 'unchanged' : 'lost'
   }
   const transition: StoredTransition = { event_no: eventNo, key, from: asFrom(before), to: status, at: now, by }
-  const update: Document = { $set: { [key]: status, update_timestamp: now }, $push: { [HISTORY_FIELD]: transition } }
+  // No document yet: no history, and no summary.
+  const summary = summaryUpdate(!summaryTrusted ? undefined : stored === null ? null : summaryIn(stored), [transition])
+  Object.assign(filter, summary.filter)
+  const update: Document = { $set: { [key]: status, update_timestamp: now, ...summary.set }, $push: { [HISTORY_FIELD]: transition } }
+  if (summary.min !== null) update.$min = summary.min
   if (stored !== null) {
     const result = await write(filter, update)
     return result.matchedCount === 1 ? 'changed' : 'lost'

@@ -21,7 +21,7 @@ import { COLLECTIONS, ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
 import { MongoVerdictFeed } from './verdict-feed.js'
-import { MongoRecordWrites } from './record-writes.js'
+import { HistorySummaryWrites, MongoRecordWrites } from './record-writes.js'
 import { MongoViews } from './views.js'
 
 /** How a store keeps the audit of its events: all optional, so a caller that has no opinion changes nothing. */
@@ -59,9 +59,10 @@ interface Connection {
 
 /** The parts of the kept audit one connection uses. */
 function auditParts(db: Db, config: AuditConfig) {
-  const records = new AuditRecords(db, config.sites)
+  const summaries = new HistorySummaryWrites(db)
+  const records = new AuditRecords(db, config.sites, summaries)
   const keeper = new AuditKeeper(db, records, config)
-  return { records, keeper, audits: new MongoAudits(db, keeper, records) }
+  return { records, keeper, audits: new MongoAudits(db, keeper, records), summaries }
 }
 
 function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
@@ -150,7 +151,7 @@ export class MongoStore implements StoreAdapter {
   async serve(db: Db, close: () => Promise<void>): Promise<void> {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
     const parts = auditParts(db, this.audit)
-    const watcher = this.watch ? new AuditWatcher(db, parts.keeper, this.log) : undefined
+    const watcher = this.watch ? new AuditWatcher(db, parts.keeper, this.log, parts.summaries) : undefined
     const { configuration: use = 'adopt', instance, notify = () => {}, lost = () => {} } = this.options
     try {
       await watcher?.begin()

@@ -6,13 +6,30 @@ import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
 import { numberIn, plainDocument } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
+import { SUMMARY_CHECK, SUMMARY_FIELD, summaryIn, summaryOf, summaryUpdate } from './history-summary.js'
 import { COLLECTIONS } from './indexes.js'
-import { recordReads, type MongoRecordWrites, type RecordReads } from './record-writes.js'
+import { recordReads, type MongoRecordWrites, type RecordReads, type RecordWriter } from './record-writes.js'
 import { writeStatus } from './status-write.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
 
-/** A trace as the port reads it: without `_id`, and without its history, which history() reads. */
-export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0 } } as const
+/** A trace as the port reads it: without `_id`, and without its history, which history() reads, nor the history's summary. */
+export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0, [SUMMARY_FIELD]: 0 } } as const
+
+/**
+ * Pushes `group` onto the history of the trace read as `read` (with SUMMARY_CHECK), keeping its
+ * summary in step where it was. A write that finds it no longer was (another program wrote the
+ * history in between) is made again with the summary marked out of step, as one that was read so.
+ */
+async function pushTransitions(writer: RecordWriter, read: Document, group: readonly FeedTransition[]): Promise<void> {
+  const eventNo = group[0]!.event_no
+  const push = async (summary: ReturnType<typeof summaryIn>) => {
+    const { filter, set, min } = summaryUpdate(summary, group)
+    const update: Document = { $push: { [HISTORY_FIELD]: { $each: group } }, $set: set, ...(min === null ? {} : { $min: min }) }
+    const result = await writer.update(COLLECTIONS.trace, eventNo, { event_no: eventNo, ...filter }, update)
+    return result.matchedCount === 1 || summary === undefined
+  }
+  if (!(await push(summaryIn(read)))) await push(undefined)
+}
 
 /**
  * Traces: one document per event with the flat slash keys the pipeline writes
@@ -72,7 +89,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
     return { transitions: transitions.slice(offset, offset + limit), total: transitions.length }
   }
 
-  /** Each existing trace's transitions pushed in one update, all in one unordered bulk write. */
+  /** Each existing trace's transitions pushed in one update, the traces' updates at once. */
   async record(transitions: readonly FeedTransition[]): Promise<number> {
     const byEvent = new Map<number, FeedTransition[]>()
     for (const transition of transitions) {
@@ -81,28 +98,28 @@ export class MongoTraces implements Adapter<TraceCollection> {
       else group.push(transition)
     }
     if (byEvent.size === 0) return 0
-    const existing = await this.traces.find({ event_no: { $in: [...byEvent.keys()] } }, { projection: { _id: 0, event_no: 1 } }).toArray()
-    const groups = existing.map((document) => byEvent.get(numberIn(document.event_no, -1)) ?? [])
-    const written = groups.filter((group) => group.length > 0)
-    const operations = written.map((group) => {
-      const update: Document = { $push: { [HISTORY_FIELD]: { $each: group } } }
-      return { updateOne: { filter: { event_no: group[0]!.event_no }, update } }
-    })
-    if (operations.length === 0) return 0
-    await this.records.write((writer) => writer.bulk(COLLECTIONS.trace, written.map((group) => group[0]!.event_no), operations))
-    return groups.reduce((sum, group) => sum + group.length, 0)
+    const existing = await this.traces.find({ event_no: { $in: [...byEvent.keys()] } }, { projection: { _id: 0, event_no: 1, ...SUMMARY_CHECK } }).toArray()
+    const written = existing
+      .map((document) => ({ document, group: byEvent.get(numberIn(document.event_no, -1)) ?? [] }))
+      .filter(({ group }) => group.length > 0)
+    if (written.length === 0) return 0
+    // One update a trace rather than one bulk write: each is held to its own summary, and one that loses is made again alone.
+    await this.records.write((writer) => Promise.all(written.map(({ document, group }) => pushTransitions(writer, document, group))))
+    return written.reduce((sum, { group }) => sum + group.length, 0)
   }
 
   /**
    * Whole-document replacements in one unordered bulk write; an `_id` in the input is not kept. The
    * history goes with the document it replaces: a record that carries `transitions` (a copy of this
-   * collection) brings its own.
+   * collection) brings its own, and the summary of it is made here, whatever summary the record carries.
    */
   async upsert(traces: readonly TraceRecord[]): Promise<number> {
     if (traces.length === 0) return 0
-    const operations = traces.map(({ _id, ...trace }) => ({
-      replaceOne: { filter: { event_no: trace.event_no }, replacement: trace, upsert: true }
-    }))
+    const operations = traces.map(({ _id, [SUMMARY_FIELD]: _summary, ...trace }) => {
+      const summary = summaryOf(trace[HISTORY_FIELD])
+      const replacement = summary === null ? trace : { ...trace, [SUMMARY_FIELD]: summary }
+      return { replaceOne: { filter: { event_no: trace.event_no }, replacement, upsert: true } }
+    })
     const eventNos = traces.map((trace) => numberIn(trace.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
     await this.records.write((writer) => retryOnDuplicateKey(() => writer.bulk(COLLECTIONS.trace, eventNos, operations)))
     return traces.length

@@ -8,6 +8,7 @@ import { toEvent } from './event-documents.js'
 import { toHeartbeatRecord } from './heartbeats.js'
 import { COLLECTIONS } from './indexes.js'
 import { recordReads, type RecordReads } from './record-writes.js'
+import { SUMMARY_FIELD } from './history-summary.js'
 import { HISTORY_FIELD, historyIn } from './transitions.js'
 
 /** Documents grouped by the event they belong to, in the order read. */
@@ -56,7 +57,7 @@ export class WindowPages {
     const heartbeatsOf = byEvent(heartbeats)
     return events.map((event) => {
       const stored = traceOf.get(event.event_no)
-      const { [HISTORY_FIELD]: history, ...trace } = stored === undefined ? {} : plainDocument(stored)
+      const { [HISTORY_FIELD]: history, [SUMMARY_FIELD]: _summary, ...trace } = stored === undefined ? {} : plainDocument(stored)
       return {
         event,
         trace: stored === undefined ? null : trace,
