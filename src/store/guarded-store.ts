@@ -1,3 +1,4 @@
+import type { LockWaits } from './lock-waits.js'
 import type { Store, StoreObserver } from './port.js'
 
 /** A port interface as an adapter may implement it: SQLite answers at once, MongoDB with promises. */
@@ -28,14 +29,15 @@ export interface StoreAdapter {
  * each operation to the observer, so an adapter method added to the port needs nothing here.
  * Wrappers are made on first use of each method, then reused: nothing is allocated per call.
  */
-export function guardedStore(adapter: StoreAdapter): Store {
+export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
   const observers: StoreObserver[] = []
 
-  const run = async <T>(operation: string, work: () => T | Promise<T>): Promise<T> => {
+  /** An operation; one that finds another process's lock waits for it between tries (`locks`), unless it is the readiness probe. */
+  const run = async <T>(operation: string, work: () => T | Promise<T>, waitForLocks = true): Promise<T> => {
     const started = observers.length === 0 ? 0 : performance.now()
     let failure: { error: unknown } | undefined
     try {
-      return await work()
+      return await (locks === undefined || !waitForLocks ? work() : locks.run(work))
     } catch (error) {
       failure = { error: adapter.mapError(error) }
       throw failure.error
@@ -76,7 +78,8 @@ export function guardedStore(adapter: StoreAdapter): Store {
     audits: guarded('audits'),
     verdictChanges: guarded('verdictChanges'),
     firstStart: guarded('firstStart'),
-    ping: () => run('ping', () => adapter.ping()).then(() => undefined),
+    // /ready answers at once: a store another process holds locked is not ready to write now.
+    ping: () => run('ping', () => adapter.ping(), false).then(() => undefined),
     close: () => adapter.close(),
     observe: (observer) => void observers.push(observer)
   }

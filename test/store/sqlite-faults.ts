@@ -45,6 +45,54 @@ t.test('a store locked by another process: 503 envelope and /ready 503, then rec
   t.not(await app.store.traces.find(1), null)
 })
 
+t.test('a write that meets another process’s lock waits off the event loop: /health, reads and other work go on, and it lands once the lock is given back', async (t) => {
+  // A budget no run of this test reaches: the write must wait for the lock, not time out.
+  const app = await build(t, { SQLITE_BUSY_TIMEOUT_MS: '600000' })
+  const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
+  const other = openKeptDatabase(app.config.TRACER_DB)
+  t.teardown(() => other.close())
+  other.exec('BEGIN IMMEDIATE')
+
+  let landed = false
+  const writes = [1, 2, 3].map((event) =>
+    app
+      .inject({ method: 'POST', url: '/v1/event-tracer/create-trace', headers: { authorization: access_token }, payload: { event, site: 'chime' } })
+      .finally(() => (landed = true))
+  )
+  // Were the writes waiting on the event loop (SQLite's own busy wait), nothing below would be
+  // answered before they settled.
+  for (let probe = 0; probe < 20; probe++) {
+    t.equal((await app.inject({ url: '/health' })).statusCode, 200)
+    t.equal((await app.inject({ url: '/v1/events/1', headers: { authorization: access_token } })).statusCode, 404)
+  }
+  t.equal((await app.inject({ url: '/ready' })).statusCode, 503, 'not ready to write, said at once')
+  t.notOk(landed, 'the writes still wait for the lock, having let 40 requests through')
+
+  other.exec('ROLLBACK')
+  t.strictSame((await Promise.all(writes)).map((response) => response.statusCode), [200, 200, 200], 'each lands once the lock is free')
+  for (const event of [1, 2, 3]) t.not(await app.store.traces.find(event), null)
+})
+
+t.test('a write locked out past SQLITE_BUSY_TIMEOUT_MS answers 503 with Retry-After, having waited between tries', async (t) => {
+  const app = await build(t, { SQLITE_BUSY_TIMEOUT_MS: '200' })
+  const { access_token } = await userWithTokens(app, 'pipeline', 'writer')
+  const other = openKeptDatabase(app.config.TRACER_DB)
+  t.teardown(() => other.close())
+  other.exec('BEGIN IMMEDIATE')
+  let answered = false
+  const write = app
+    .inject({ method: 'POST', url: '/v1/event-tracer/create-trace', headers: { authorization: access_token }, payload: { event: 1, site: 'chime' } })
+    .finally(() => (answered = true))
+  t.equal((await app.inject({ url: '/health' })).statusCode, 200)
+  t.notOk(answered, '/health answered while the write waited')
+  const refused = await write
+  t.equal(refused.statusCode, 503)
+  t.strictSame(refused.json(), UNAVAILABLE)
+  t.ok(Number(refused.headers['retry-after']) > 0, 'with Retry-After')
+  other.exec('ROLLBACK')
+  t.equal(await app.store.traces.find(1), null, 'nothing was written')
+})
+
 t.test('a connection SQLite opened read-only: 503 while the file may not be written, then a reopen by itself', async (t) => {
   const config = testConfig(t)
   const setup = openSqliteStore(config.TRACER_DB, defaultSites)

@@ -36,6 +36,8 @@ export class SqliteConnection {
    * nothing on disk, so a load balancer may call it as often as it likes.
    */
   readonly tryWrite: () => void
+  /** Takes the write lock and gives it back: throws SQLITE_BUSY while another connection holds it. */
+  readonly probeLock: () => void
   /**
    * Commits one page and deletes it again. Only a commit meets a full disk (the WAL grows then),
    * so this is how a store that met one learns that there is room again.
@@ -79,6 +81,10 @@ export class SqliteConnection {
         // SQLite may have rolled back by itself already (it does after some I/O errors).
         if (db.inTransaction) rollback.run()
       }
+    }
+    this.probeLock = () => {
+      begin.run()
+      rollback.run()
     }
     const commit = db.transaction(() => {
       addPage.run(pageSize)

@@ -27,7 +27,7 @@ export function openDatabase(
   // Whatever made it, the connection and its statements are never collected (see native-lifetimes.ts).
   const db = keptAlive(createDatabase(path))
   try {
-    // busy_timeout: how long a statement waits for another process's lock before the store counts as unavailable.
+    // busy_timeout: how long a statement waits, synchronously, for another process's lock (see store.ts).
     db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`)
     migrate(db, whenMissing === 'create-for-demo')
     return db
@@ -74,6 +74,9 @@ const codeOf = (error: unknown) => {
 }
 
 export const curedByReopen = (error: unknown) => CURED_BY_REOPEN.test(codeOf(error))
+
+/** Another connection holds the lock this statement needs (SQLITE_BUSY and its extended codes): trying again later may succeed. */
+export const isLockedOut = (error: unknown) => codeOf(error).startsWith('SQLITE_BUSY')
 
 /** The write needed space the disk (or `PRAGMA max_page_count`) did not give. */
 export const isOutOfSpace = (error: unknown) => codeOf(error).startsWith('SQLITE_FULL')

@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3'
 import type { Sites } from '../../vocabulary.js'
 import { guardedStore, type StoreAdapter } from '../guarded-store.js'
+import { LockWaits } from '../lock-waits.js'
 import { StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
-import { asStoreError, curedByReopen, isOutOfSpace, openDatabase } from './database.js'
+import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
 import { refreshKeptAudits } from './kept-audits-refresh.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
@@ -20,6 +21,13 @@ const DEFAULT_DEADLINES = parseStageDeadlines(DEFAULT_STAGE_DEADLINES)
  * costs one open a second, however many requests meet it.
  */
 export const REOPEN_INTERVAL_MS = 1000
+
+/**
+ * What a statement waits for another process's lock: nothing. SQLite would wait synchronously, on
+ * the event loop, freezing every request; the store's operations wait between tries instead
+ * (lock-waits.ts), for busyTimeoutMs in all, and a start waits in throughBusy before serving.
+ */
+const NO_LOCK_WAIT_MS = 0
 
 export interface SqliteOptions {
   /** How long a statement waits for another process's lock before the store counts as unavailable. */
@@ -54,7 +62,7 @@ export function openSqliteStore(
   const wanted = { sites: sites.names, deadlines }
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
   const connect = (creating: WhenMissing = 'refuse') => {
-    const db = openDatabase(path, busyTimeoutMs, createDatabase, creating)
+    const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating)
     try {
       dropOwnMarks(db)
       const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease)
@@ -71,9 +79,10 @@ export function openSqliteStore(
   }
   try {
     const first = throughBusy(() => connect(whenMissing), busyTimeoutMs)
-    const store = guardedStore(new SqliteAdapter(first, path === ':memory:' ? undefined : () => connect(), now))
+    const adapter = new SqliteAdapter(first, path === ':memory:' ? undefined : () => connect(), now)
+    const store = guardedStore(adapter, new LockWaits({ budgetMs: busyTimeoutMs, isLocked: isLockedOut, probe: () => adapter.probeLock() }))
     if (lease === undefined) return store
-    const held = new SqliteLease(throughBusy(() => openDatabase(path, busyTimeoutMs, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
+    const held = new SqliteLease(throughBusy(() => openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
     return { ...store, close: async () => (held.stop(), store.close()) }
   } catch (error) {
     throw asStoreError(error)
@@ -126,6 +135,12 @@ class SqliteAdapter implements StoreAdapter {
     if (this.closed) throw new StoreUnavailableError('SQLite store is closed')
     if (this.reopenWanted) this.reopen()
     return this.connection.collections
+  }
+
+  /** Throws SQLITE_BUSY while another process holds the write lock; takes it and gives it back at once otherwise. */
+  probeLock(): void {
+    this.collections()
+    this.connection.probeLock()
   }
 
   mapError(error: unknown): unknown {

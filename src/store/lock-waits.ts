@@ -1,0 +1,83 @@
+/**
+ * How a store's operations wait for a lock another process holds (SQLite's write lock: another
+ * instance's transaction, `tracer import`, a `sqlite3` shell in BEGIN IMMEDIATE): between tries,
+ * never on the event loop. Each try finds the lock taken at once (the connection waits for no
+ * lock itself), so while one client's write waits, every other request, /health and reads
+ * included, is served. However many operations wait, one probe at a time asks whether the lock is
+ * free; when it is, they all try again. An operation still locked out after the store's wait
+ * budget fails with the lock's error, which the store reports as unavailable (503, Retry-After).
+ */
+export interface LockWaitOptions {
+  /** How long one operation may wait in all: SQLITE_BUSY_TIMEOUT_MS. */
+  budgetMs: number
+  /** The store's "another process holds the lock" errors. */
+  isLocked: (error: unknown) => boolean
+  /** Throws a lock error while the lock is taken; returns once it could be had (and has given it back). */
+  probe: () => void
+  /** The clock and the pause between probes: injected by tests. */
+  now?: () => number
+  pause?: (ms: number) => Promise<void>
+}
+
+/** The first pause after a lock error, doubled up to the last: a short lock costs a few ms, a long one a probe every 50 ms. */
+const FIRST_PAUSE_MS = 2
+const LONGEST_PAUSE_MS = 50
+
+const pauseFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+export class LockWaits {
+  readonly #options: Required<LockWaitOptions>
+  /** The one probing loop while something waits: resolves once the lock was found free. */
+  #free: Promise<void> | undefined
+  /** Operations waiting now: the probing stops when none is left. */
+  #waiting = 0
+
+  constructor(options: LockWaitOptions) {
+    this.#options = { now: () => performance.now(), pause: pauseFor, ...options }
+  }
+
+  /** `work`, tried again each time the lock is found free, until it succeeds, fails otherwise, or the budget is spent. */
+  async run<T>(work: () => T | Promise<T>): Promise<T> {
+    const { budgetMs, isLocked, now } = this.#options
+    const giveUpAt = now() + budgetMs
+    for (;;) {
+      try {
+        return await work()
+      } catch (error) {
+        if (!isLocked(error) || !(await this.#freeBefore(giveUpAt))) throw error
+      }
+    }
+  }
+
+  /** Whether the lock was found free before `giveUpAt`. */
+  async #freeBefore(giveUpAt: number): Promise<boolean> {
+    const { now, pause } = this.#options
+    this.#waiting++
+    try {
+      this.#free ??= this.#probeUntilFree().finally(() => (this.#free = undefined))
+      const free = this.#free.then(() => true)
+      for (;;) {
+        const left = giveUpAt - now()
+        if (left <= 0) return false
+        if (await Promise.race([free, pause(Math.min(left, LONGEST_PAUSE_MS)).then(() => false)])) return true
+      }
+    } finally {
+      this.#waiting--
+    }
+  }
+
+  async #probeUntilFree(): Promise<void> {
+    const { isLocked, probe, pause } = this.#options
+    for (let wait = FIRST_PAUSE_MS; ; wait = Math.min(wait * 2, LONGEST_PAUSE_MS)) {
+      await pause(wait)
+      if (this.#waiting === 0) return
+      try {
+        probe()
+        return
+      } catch (error) {
+        // Anything but the lock (a broken file) is for the retried work to meet and report.
+        if (!isLocked(error)) return
+      }
+    }
+  }
+}
