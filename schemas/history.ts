@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
-import { STATUSES } from '../src/vocabulary.js'
+import { WRITTEN_STATUSES } from '../src/vocabulary.js'
 import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 const transitionFields = {
@@ -9,7 +9,7 @@ const transitionFields = {
   from: Type.Union([Type.String(), Type.Null()], {
     description: 'The stored value before, as stored (it may be `not_required`); null when the trace did not exist.'
   }),
-  to: StringEnum(STATUSES, { description: 'The value written.' }),
+  to: StringEnum(WRITTEN_STATUSES, { description: 'The value written, as stored (`not_required` too).' }),
   at: Type.Number({ description: 'When it was written, seconds since the epoch (float).' }),
   by: Type.String({ description: 'The user name of the writer.' })
 }

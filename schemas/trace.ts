@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { CLASSIFICATION_STAGE, STAGES, STATUSES, type Sites } from '../src/vocabulary.js'
+import { CLASSIFICATION_STAGE, STAGES, STATUSES, WRITTEN_STATUSES, type Sites } from '../src/vocabulary.js'
 import { EventNoSchema, ref, StringEnum, TIME_FORMAT_DESCRIPTION } from './common.js'
 
 export const StageStatusSchema = StringEnum(STATUSES, {
@@ -34,7 +34,9 @@ export const updateTraceRequestSchema = (sites: Sites) =>
         description: `One of ${sites.names.join(', ')}; ignored (any value) when stage is ${CLASSIFICATION_STAGE}.`
       }),
       stage: StringEnum([CLASSIFICATION_STAGE, ...STAGES]),
-      status: StringEnum(STATUSES)
+      status: StringEnum(WRITTEN_STATUSES, {
+        description: 'Stored as given; `not_required` reads `complete` (nothing is pending), and history and the stream show it as stored.'
+      })
     },
     { $id: 'UpdateTraceRequest', additionalProperties: false }
   )

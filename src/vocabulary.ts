@@ -21,8 +21,16 @@ export const CLASSIFICATION_KEY = `stages/${CLASSIFICATION_STAGE}`
 export const PIPELINE_STAGES = [CLASSIFICATION_STAGE, ...STAGES] as const
 export type PipelineStage = (typeof PIPELINE_STAGES)[number]
 
+/** The statuses a stage reads. */
 export const STATUSES = ['complete', 'incomplete'] as const
 export type StageStatus = (typeof STATUSES)[number]
+
+/**
+ * The statuses update-trace writes, the Python client's `Status` values: `not_required` is stored
+ * as it is (history and the stream show it) and reads `complete`, as pipelines have always written it.
+ */
+export const WRITTEN_STATUSES = [...STATUSES, 'not_required'] as const
+export type WrittenStatus = (typeof WRITTEN_STATUSES)[number]
 
 export const stageKey = (stage: Stage, site: string) => `stages/${stage}/sites/${site}`
 

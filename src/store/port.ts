@@ -22,7 +22,7 @@ import type { KeptLook } from '../domain/audit/kept-look.js'
 import type { KeptPart } from '../domain/audit/kept-check.js'
 import type { WindowEntry } from '../domain/audit/kept-report.js'
 import type { TimeWindow } from '../domain/time-window.js'
-import type { StageStatus } from '../vocabulary.js'
+import type { WrittenStatus } from '../vocabulary.js'
 
 /**
  * The storage port: the store's collections, the reads that span several of them, and the store's
@@ -84,7 +84,7 @@ export interface TraceCollection {
    * write: no change without its transition, no transition without its change. Concurrent updates
    * of different keys never lose one. Resolves to whether the value changed.
    */
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean>
+  setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean>
   find(eventNo: number): Promise<TraceRecord | null>
   /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
   history(eventNo: number): Promise<TransitionRecord[]>

@@ -56,6 +56,17 @@ export function historyConformance(t: Test, open: OpenStore) {
     ])
   })
 
+  t.test('history: a not_required written through update-trace is kept as written, in the trace and its history', async (t) => {
+    const store = await open(t)
+    t.equal(await store.traces.setStatus(6, KKO_CONVERSION, 'not_required', 10, 'pipeline'), true)
+    t.equal(await store.traces.setStatus(6, KKO_CONVERSION, 'not_required', 11, 'pipeline'), false, 'the same value again: none')
+    t.equal(await store.traces.setStatus(6, KKO_CONVERSION, 'complete', 12, 'operator'), true, 'complete is another value')
+    t.strictSame(await store.traces.history(6), [
+      { key: KKO_CONVERSION, from: null, to: 'not_required', at: 10, by: 'pipeline' },
+      { key: KKO_CONVERSION, from: 'not_required', to: 'complete', at: 12, by: 'operator' }
+    ])
+  })
+
   t.test('history: transitions recorded elsewhere join the history of traces that exist, changing no trace', async (t) => {
     const store = await open(t)
     await store.traces.upsert([{ event_no: 11, [KKO_CONVERSION]: 'complete', update_timestamp: 7 }])

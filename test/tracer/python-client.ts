@@ -1,5 +1,8 @@
 import t from 'tap'
 import { addUser, build, expiredToken } from '../helper.js'
+import { SseClient } from '../sse.js'
+import { event, post } from './fixtures.js'
+import { allStagesAt, DAY, HOUR, iso, member, NOW, pipelineApp } from './pipeline.js'
 
 /**
  * The exact HTTP sequence of the CHIME/FRB Python client (chime-frb-api): it sends the raw access
@@ -81,4 +84,52 @@ t.test("the trace updater's create and update calls", async (t) => {
     t.equal(trace[`stages/${stage}/sites/kko`], 'complete')
     t.equal(trace[`stages/${stage}/sites/chime`], 'incomplete')
   }
+})
+
+t.test("the trace updater's Status.not_required: stored as sent, read as complete, kept as sent in history and the stream", async (t) => {
+  const pipeline = await pipelineApp(t)
+  const { app, reader } = pipeline
+  const eventNo = 1714557601
+  const KKO_CONVERSION = 'stages/baseband_conversion/sites/kko'
+  // An event that asks for baseband data at chime and kko; the pipeline reports each stage.
+  await pipeline.write('/v1/events', [event(eventNo, iso(NOW - HOUR), { actions: { want: { baseband: true, kko_baseband: true }, got: {} } })])
+  const opened = await app.inject({ url: `/v1/event-tracer/stream?event_no=${eventNo}`, headers: { authorization: reader }, payloadAsStream: true })
+  const stream = new SseClient(opened.stream())
+  await stream.until(() => stream.comments.length > 0, 'the stream is open')
+  t.teardown(() => opened.raw.res.destroy())
+
+  // TraceUpdater.update(stage, Status.not_required) posts the enum's value as it is.
+  const updated = await post(app, '/v1/event-tracer/update-trace', pipeline.writer, { event: eventNo, site: 'kko', stage: 'baseband_conversion', status: 'not_required' })
+  t.equal(updated.statusCode, 200, updated.body)
+  t.strictSame(updated.json(), { status: true })
+  t.equal((await app.store.traces.find(eventNo))?.[KKO_CONVERSION], 'not_required', 'stored as sent')
+  for (const key of ['tsar', ...allStagesAt('chime'), 'baseband_callback_request@kko', 'data_registration@kko', 'data_replication_to_minoc@kko']) {
+    const [stage = '', site = 'chime'] = key === 'tsar' ? ['tsar_classification'] : key.split('@')
+    await pipeline.write('/v1/event-tracer/update-trace', { event: eventNo, site, stage, status: 'complete' })
+  }
+  for (const site of ['baseband', 'kko_baseband']) await pipeline.write(`/v1/event-tracer/datatrail/${eventNo}/${site}`, member(), 'PUT')
+
+  const status = (await pipeline.read(`/v1/event-tracer/event-status/${eventNo}`)).json()
+  t.equal(status.trace[KKO_CONVERSION], 'complete', 'event status reads it complete')
+  const window = `start_time_utc=${iso(NOW - DAY)}&end_time_utc=${iso(NOW)}`
+  const [callback] = (await pipeline.read(`/v1/event-tracer/baseband-callbacks?${window}`)).json()
+  t.equal(callback.trace[KKO_CONVERSION], 'complete', 'baseband-callbacks reads it complete')
+  const audit = (await pipeline.read(`/v1/event-tracer/audit?${window}`)).json()
+  t.match(audit.summary, { events: 1, complete: 1 }, 'the audit counts it complete')
+  t.match((await pipeline.read(`/v1/event-tracer/audit/${eventNo}`)).json(), { verdict: 'complete', findings: [] })
+  const latency = (await pipeline.read(`/v1/event-tracer/stage-latency?${window}`)).json()
+  t.match(latency.stages.find((row: { stage: string; site: string }) => row.stage === 'baseband_conversion' && row.site === 'kko'), { complete: 1, incomplete: 0, p50_s: null }, 'complete, but no completion to time')
+
+  const history = (await pipeline.read(`/v1/event-tracer/history/${eventNo}`)).json()
+  t.match(history.transitions[0], { key: KKO_CONVERSION, from: null, to: 'not_required', by: 'pipeline' }, 'history keeps the stored value')
+  await stream.until(() => stream.transitions.length >= 9, 'every transition streamed')
+  t.match(stream.transitions[0], { event_no: eventNo, key: KKO_CONVERSION, from: null, to: 'not_required' }, 'so does the stream')
+
+  await pipeline.write('/v1/event-tracer/update-trace', { event: eventNo, site: 'kko', stage: 'baseband_conversion', status: 'complete' })
+  const after = (await pipeline.read(`/v1/event-tracer/history/${eventNo}`)).json().transitions
+  t.match(after[after.length - 1], { key: KKO_CONVERSION, from: 'not_required', to: 'complete' }, 'complete after not_required is a change')
+
+  const refused = await post(app, '/v1/event-tracer/update-trace', pipeline.writer, { event: eventNo, site: 'kko', stage: 'baseband_conversion', status: 'NOT_REQUIRED' })
+  t.equal(refused.statusCode, 400)
+  t.strictSame(refused.json(), { reasons: ['body.status must be one of complete, incomplete, not_required'], exception: 'BadRequest' })
 })

@@ -1,6 +1,6 @@
 import type { Document, Filter } from 'mongodb'
 import type { TraceRecord } from '../../domain/records.js'
-import type { StageStatus } from '../../vocabulary.js'
+import type { WrittenStatus } from '../../vocabulary.js'
 import { StoreUnavailableError } from '../port.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { SUMMARY_CHECK, summaryIn, summaryUpdate } from './history-summary.js'
@@ -21,7 +21,7 @@ type Outcome = 'changed' | 'unchanged' | 'lost'
 export interface StatusChange {
   eventNo: number
   key: string
-  status: StageStatus
+  status: WrittenStatus
   now: number
   by: string
 }

@@ -1,7 +1,7 @@
 import type { Db, Document } from 'mongodb'
 import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
-import type { Sites, StageStatus } from '../../vocabulary.js'
+import type { Sites, WrittenStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
 import { numberIn, plainDocument } from './documents.js'
@@ -65,7 +65,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
   }
 
   /** The key, update_timestamp and, when the value changes, its transition: one conditional write. */
-  async setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
+  async setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean> {
     // The audit is kept also when unchanged: a recompute lost earlier (a process stopped between the two) is made up for.
     return this.records.write((writer) => writeStatus(this.traces, writer, this.template, { eventNo, key, status, now, by }))
   }

@@ -1,5 +1,5 @@
 import type { FeedTransition, TransitionRecord } from '../../domain/records.js'
-import { STATUSES } from '../../vocabulary.js'
+import { WRITTEN_STATUSES } from '../../vocabulary.js'
 import { numberIn, plain } from './documents.js'
 
 /**
@@ -19,7 +19,7 @@ export const asFrom = (value: unknown): string | null => {
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string'
-const isStatus = (value: unknown): value is TransitionRecord['to'] => (STATUSES as readonly unknown[]).includes(value)
+const isStatus = (value: unknown): value is TransitionRecord['to'] => (WRITTEN_STATUSES as readonly unknown[]).includes(value)
 
 /**
  * One stored transition as the port's record, or null when it is not one: a document another program

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3'
 import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceJson, traceJson } from '../../domain/output-forms.js'
-import { newTraceDocument } from '../../domain/trace.js'
-import type { Sites, StageStatus } from '../../vocabulary.js'
+import { newTraceDocument, storedStatus } from '../../domain/trace.js'
+import type { Sites, WrittenStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { TraceCollection } from '../port.js'
 import { applyStatus, applyTrace, applyTransition } from '../../domain/audit/kept-facts.js'
@@ -38,7 +38,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
   private readonly outputTemplate: string
   private readonly outputKeys: ReadonlySet<string>
   /** Reads the old value, writes the new one and, when it changed, its transition; concurrent ones commit together. */
-  private readonly statusWrites: GroupCommit<[eventNo: number, key: string, status: StageStatus, now: number, by: string], boolean>
+  private readonly statusWrites: GroupCommit<[eventNo: number, key: string, status: WrittenStatus, now: number, by: string], boolean>
   private readonly createOne: (eventNo: number, now: number) => void
   private readonly recordAll: (transitions: readonly FeedTransition[]) => number
   private readonly upsertAll: (traces: readonly TraceRecord[]) => void
@@ -61,17 +61,18 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
-      // A key of no configured site is kept in the document but is not output.
+      // A key of no configured site is kept in the document but is not output; the output holds the
+      // status as read (`shown`: a stored `not_required` reads `complete`), the document as written.
       setStatus: records.statement<
-        { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; now: number; nowText: string },
+        { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
       >(
         `INSERT INTO traces (event_no, doc, output)
          VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status),
-                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @status) ELSE ${NEW_OUTPUT} END)
+                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @shown) ELSE ${NEW_OUTPUT} END)
          ON CONFLICT (event_no) DO UPDATE SET
            doc = json_set(doc, @path, @status, '$.update_timestamp', @now),
-           output = CASE WHEN @output THEN json_set(output, @path, @status, '$.update_timestamp', json(@nowText))
+           output = CASE WHEN @output THEN json_set(output, @path, @shown, '$.update_timestamp', json(@nowText))
                          ELSE json_set(output, '$.update_timestamp', json(@nowText)) END`,
         // A value that did not change moves nothing the audit reads.
         ({ eventNo, status }, _result, { key, changed }) => (changed ? [eventNo, (facts) => applyStatus(facts, key, status, undefined, sites)] : null)
@@ -115,13 +116,14 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     // Inside an IMMEDIATE transaction: the write lock is taken before the read, so no other process writes in between.
     this.statusWrites = new GroupCommit(
       db,
-      (eventNo: number, key: string, status: StageStatus, now: number, by: string) => {
+      (eventNo: number, key: string, status: WrittenStatus, now: number, by: string) => {
         const path = pathTo(key)
         const before = current.get({ eventNo, path })
         const output = this.outputKeys.has(key) ? 1 : 0
         const from = before === undefined ? null : asText(before.value)
         const changed = from !== status
-        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, now, nowText: JSON.stringify(now) }, { key, changed })
+        const shown = storedStatus({ [key]: status }, key)
+        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, shown, now, nowText: JSON.stringify(now) }, { key, changed })
         if (!changed) return false
         record({ eventNo, key, from, to: status, at: now, by }, undefined)
         return true
@@ -134,7 +136,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     this.createOne(eventNo, now)
   }
 
-  setStatus(eventNo: number, key: string, status: StageStatus, now: number, by: string): Promise<boolean> {
+  setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean> {
     return this.statusWrites.submit(eventNo, key, status, now, by)
   }
 
