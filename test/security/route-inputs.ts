@@ -269,7 +269,7 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
           event: fc.integer({ min: 0, max: 20 }),
           site: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...sites.names) }, { weight: 1, arbitrary: fc.string({ maxLength: 70 }) }),
           stage: fc.constantFrom(CLASSIFICATION_STAGE, ...STAGES),
-          status: fc.constantFrom('complete', 'incomplete')
+          status: fc.constantFrom('complete', 'incomplete', 'not_required')
         })
       )
     },
@@ -484,7 +484,7 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
       break
     case '/v1/event-tracer/update-trace':
       if (!isEventNo(record.event)) return `body.event ${JSON.stringify(record.event)}`
-      if (!['complete', 'incomplete'].includes(record.status as string)) return `body.status ${JSON.stringify(record.status)}`
+      if (!['complete', 'incomplete', 'not_required'].includes(record.status as string)) return `body.status ${JSON.stringify(record.status)}`
       if (record.stage !== CLASSIFICATION_STAGE && !sites.includes(record.site as string)) return `body.site ${JSON.stringify(record.site)}`
       break
     case '/v1/events':

@@ -103,7 +103,8 @@ t.test('unknown site, stage or status, and malformed events, are 400', async (t)
   const cases: [object, RegExp][] = [
     [{ ...valid, site: 'mars' }, /^body\.site must be one of chime, kko, gbo, hco$/],
     [{ ...valid, stage: 'teleportation' }, /^body\.stage /],
-    [{ ...valid, status: 'not_required' }, /^body\.status /],
+    [{ ...valid, status: 'NOT_REQUIRED' }, /^body\.status must be one of complete, incomplete, not_required$/],
+    [{ ...valid, status: 'not required' }, /^body\.status /],
     [{ ...valid, status: 'done' }, /^body\.status /],
     [{ ...valid, event: -1 }, /^body\.event /],
     [{ ...valid, event: 1.5 }, /^body\.event /],
