@@ -1,0 +1,91 @@
+import fc from 'fast-check'
+import { join } from 'node:path'
+import t from 'tap'
+import type Database from 'better-sqlite3'
+import { migrations } from '../../src/store/sqlite/migrations.js'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { defaultSites as sites } from '../sites.js'
+
+// Issue 29, finding 1: how many transitions and heartbeats an event has is kept beside them, by
+// triggers, so that a part of them reads its total rather than counting every row.
+
+/** What the kept counts must always be: each event's rows, counted. Events without any read as no row or zeros. */
+function counted(db: Database.Database) {
+  const rows = db
+    .prepare<[], { event_no: number; transitions: number; heartbeats: number }>(
+      `SELECT event_no, SUM(t) AS transitions, SUM(h) AS heartbeats FROM (
+         SELECT event_no, 1 AS t, 0 AS h FROM transitions UNION ALL SELECT event_no, 0, 1 FROM heartbeats)
+       GROUP BY event_no ORDER BY event_no`
+    )
+    .all()
+  return rows.map((row) => [row.event_no, row.transitions, row.heartbeats])
+}
+
+function kept(db: Database.Database) {
+  return db
+    .prepare<[], { event_no: number; transition_count: number; heartbeat_count: number }>(
+      'SELECT event_no, transition_count, heartbeat_count FROM record_counts WHERE transition_count <> 0 OR heartbeat_count <> 0 ORDER BY event_no'
+    )
+    .all()
+    .map((row) => [row.event_no, row.transition_count, row.heartbeat_count])
+}
+
+const heartbeatDoc = (id: number, eventNo: number) =>
+  JSON.stringify({ heartbeat_id: id, event_no: eventNo, site: 'kko', sent: { trigger_time: '2026-01-01T00:00:00Z', error: null }, received: { total_data_files: 1, dir_size_gb: 1, finished_time: null, heartbeat_sent_unix_s: 1 } })
+
+t.test('the kept counts follow every writer: the service, and another program inserting, deleting and moving rows', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, sites)
+  t.teardown(() => store.close())
+  const other = openKeptDatabase(path)
+  t.teardown(() => other.close())
+  const operation = fc.record({
+    kind: fc.constantFrom('service-transition', 'service-heartbeat', 'insert-transition', 'delete-transition', 'move-transition', 'insert-heartbeat', 'delete-heartbeat', 'move-heartbeat'),
+    eventNo: fc.integer({ min: 1, max: 4 }),
+    id: fc.integer({ min: 1, max: 30 })
+  })
+  let at = 0
+  await fc.assert(
+    fc.asyncProperty(fc.array(operation, { maxLength: 30 }), async (operations) => {
+      for (const { kind, eventNo, id } of operations) {
+        at++
+        if (kind === 'service-transition') await store.traces.setStatus(eventNo, `stages/k${at}`, 'complete', at, 'w')
+        else if (kind === 'service-heartbeat') await store.heartbeats.add([JSON.parse(heartbeatDoc(id, eventNo))], at)
+        else if (kind === 'insert-transition') other.prepare(`INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (?, 'stages/x', NULL, 'complete', ?, 'other')`).run(eventNo, at)
+        else if (kind === 'delete-transition') other.prepare('DELETE FROM transitions WHERE seq = (SELECT seq FROM transitions WHERE event_no = ? ORDER BY seq LIMIT 1)').run(eventNo)
+        else if (kind === 'move-transition') other.prepare('UPDATE transitions SET event_no = ? WHERE seq = (SELECT MAX(seq) FROM transitions)').run(eventNo)
+        else if (kind === 'insert-heartbeat') other.prepare('INSERT OR IGNORE INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, ?)').run(id, eventNo, heartbeatDoc(id, eventNo), at)
+        else if (kind === 'delete-heartbeat') other.prepare('DELETE FROM heartbeats WHERE heartbeat_id = ?').run(id)
+        else other.prepare('UPDATE heartbeats SET event_no = ? WHERE heartbeat_id = ?').run(eventNo, id)
+      }
+      t.strictSame(kept(other), counted(other))
+      for (let eventNo = 1; eventNo <= 4; eventNo++) {
+        const [, , heartbeats = 0] = counted(other).find(([event]) => event === eventNo) ?? []
+        t.equal((await store.heartbeats.page(eventNo, null, 1)).total, heartbeats, 'a heartbeat part says the kept total')
+      }
+    }),
+    { numRuns: 30 }
+  )
+})
+
+t.test('a store written before the counts were kept gets them from its rows when it is upgraded', async (t) => {
+  const path = join(t.testdir(), 'old.sqlite')
+  const old = openKeptDatabase(path)
+  const before = migrations.length - 1
+  for (const sql of migrations.slice(0, before)) old.exec(sql)
+  old.pragma(`user_version = ${before}`)
+  const transition = old.prepare(`INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (?, 'stages/x', NULL, 'complete', 1, 'other')`)
+  const heartbeat = old.prepare('INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, 1)')
+  for (let i = 0; i < 7; i++) transition.run(1)
+  for (let i = 0; i < 3; i++) transition.run(2)
+  for (let id = 1; id <= 5; id++) heartbeat.run(id, id <= 4 ? 2 : 3, heartbeatDoc(id, id <= 4 ? 2 : 3))
+  old.close()
+
+  const store = openSqliteStore(path, sites)
+  t.teardown(() => store.close())
+  const db = openKeptDatabase(path)
+  t.teardown(() => db.close())
+  t.strictSame(kept(db), [[1, 7, 0], [2, 3, 4], [3, 0, 1]], 'each event’s rows, counted once at the upgrade')
+  t.equal((await store.heartbeats.page(2, null, 2)).total, 4)
+})
