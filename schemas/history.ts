@@ -41,6 +41,20 @@ export const TraceHistorySchema = Type.Object(
 export type TraceHistory = Static<typeof TraceHistorySchema>
 
 export const HistoryQuerySchema = Type.Object({
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Transitions to pass over first.' })),
-  limit: Type.Optional(PartLimitSchema)
+  after: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'Where the part before ended, as the `Link` of that part gives it (opaque). Without it, the history from its oldest transition.'
+    })
+  ),
+  limit: Type.Optional(PartLimitSchema),
+  offset: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      deprecated: true,
+      description: 'Replaced by `after`: only 0 (the first part) is still read; any other offset is 400 naming `after`.'
+    })
+  )
 })

@@ -92,6 +92,16 @@ export interface EventPosition {
   event_no: number
 }
 
+/**
+ * A place in one event's history: a transition's `at`, and its place in the order of writing as
+ * the store keeps it (SQLite's seq, MongoDB's index in the history array). Only the store makes
+ * one, of a transition it gave; others give it back as it is.
+ */
+export interface HistoryPosition {
+  at: number
+  written: number
+}
+
 /** One page of the event list: a window, an order, filters, and where the previous page ended. */
 export interface EventPageQuery {
   window: TimeWindow

@@ -9,6 +9,7 @@ import type {
   EventRecord,
   FeedTransition,
   HeartbeatRecord,
+  HistoryPosition,
   NewUserRecord,
   OutputRow,
   TraceRecord,
@@ -88,8 +89,12 @@ export interface TraceCollection {
   find(eventNo: number): Promise<TraceRecord | null>
   /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
   history(eventNo: number): Promise<TransitionRecord[]>
-  /** Part of that history: at most `limit` transitions from `offset` on, in the same order, and how many there are in all. */
-  historyPage(eventNo: number, offset: number, limit: number): Promise<{ transitions: TransitionRecord[]; total: number }>
+  /**
+   * Part of that history, in the same order: at most `limit` transitions after `after` (from the
+   * first with null), where the next part starts, and how many the event has in all. A part costs
+   * the same at any depth, and so does the total: it is kept beside the history, not counted.
+   */
+  historyPage(eventNo: number, after: HistoryPosition | null, limit: number): Promise<HistoryPage>
   /**
    * Adds transitions recorded elsewhere to the history of traces that exist, in the order given,
    * without changing the traces (bulk loading: the demo data). Resolves to how many were added.
@@ -138,6 +143,14 @@ export interface FirstStart {
  * start, was seeded already, or never receives a demo (MongoDB: the pipeline's own collections).
  */
 export type DemoSeeding = 'seeded' | 'holds-data' | 'not-awaited'
+
+/** Part of one event's history, and what is known of it all. */
+export interface HistoryPage {
+  transitions: TransitionRecord[]
+  /** The position of the last transition of the part when more follow it; null at the end. */
+  next: HistoryPosition | null
+  total: number
+}
 
 /** Part of one event's heartbeats, and what is known of them all. */
 export interface HeartbeatPage {

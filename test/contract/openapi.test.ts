@@ -144,7 +144,7 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   await call(t, streaming, { url: '/v1/event-tracer/stream?site=nowhere', headers: streamReader })
   await call(t, streaming, { url: '/v1/event-tracer/stream' })
 
-  // Window reports beyond the user's share: a report whose client reads nothing yet holds the only one.
+  // Window reports and history parts beyond the user's share: a report whose client reads nothing yet holds the only one.
   const sharing = await build(t, { MAX_STREAMED_RESPONSES_PER_CLIENT: '1' })
   const sharingReader = { authorization: (await userWithTokens(sharing, 'operator', 'reader')).access_token }
   const day = Date.parse('2024-05-01T00:00:00Z')
@@ -157,7 +157,7 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   if (throughPrism) await prismFor(t, sharing)
   const held = await sharing.inject({ url: `/v1/event-tracer/baseband-callbacks?${window}`, headers: sharingReader, payloadAsStream: true })
   t.equal(held.statusCode, 200)
-  for (const url of [`/v1/event-tracer/baseband-callbacks?${window}`, `/v1/event-tracer/audit?${window}`, `/v1/event-tracer/stage-latency?${window}`]) {
+  for (const url of [`/v1/event-tracer/baseband-callbacks?${window}`, `/v1/event-tracer/audit?${window}`, `/v1/event-tracer/stage-latency?${window}`, '/v1/event-tracer/history/1']) {
     t.equal((await call(t, sharing, { url, headers: sharingReader })).statusCode, 429, url)
   }
   held.stream().resume()

@@ -93,21 +93,6 @@ export function historyConformance(t: Test, open: OpenStore) {
     t.strictSame((await store.traces.history(7)).map((transition) => transition.key), ['stages/b', 'stages/a', 'stages/c'])
   })
 
-  t.test('history a part at a time: the same order, from an offset, with the total', async (t) => {
-    const store = await open(t)
-    for (const [key, at] of [['a', 50], ['b', 40], ['c', 50], ['d', 10], ['e', 60]] as const) await store.traces.setStatus(7, `stages/${key}`, 'complete', at, 'w')
-    await store.traces.setStatus(8, 'stages/a', 'complete', 1, 'w')
-    const keys = async (offset: number, limit: number) => {
-      const part = await store.traces.historyPage(7, offset, limit)
-      return { keys: part.transitions.map((transition) => transition.key), total: part.total }
-    }
-    t.strictSame(await keys(0, 2), { keys: ['stages/d', 'stages/b'], total: 5 })
-    t.strictSame(await keys(2, 2), { keys: ['stages/a', 'stages/c'], total: 5 })
-    t.strictSame(await keys(4, 2), { keys: ['stages/e'], total: 5 })
-    t.strictSame(await keys(9, 2), { keys: [], total: 5 })
-    t.strictSame(await store.traces.historyPage(9, 0, 2), { transitions: [], total: 0 })
-  })
-
   t.test('history: 200 concurrent updates of different keys lose no change and record each exactly once', async (t) => {
     const store = await open(t)
     const keys = Array.from({ length: 200 }, (_, i) => `stages/s${i}`)

@@ -7,6 +7,7 @@ import { storeConformance, type OpenStore } from './conformance.js'
 import { duplicateKeyError, MingoEngine } from './mingo/engine.js'
 import { engineOnly, mongoBackends } from './mongo-backends.js'
 import { historyConformance } from './history-conformance.js'
+import { historyPartsConformance } from './history-parts.js'
 import { tracerConformance } from './tracer-conformance.js'
 import { auditConformance } from './audit-conformance.js'
 import { keptAuditChecks } from './kept-audit-checks.js'
@@ -20,6 +21,7 @@ for (const backend of mongoBackends()) {
       storeConformance(t, open)
       tracerConformance(t, open)
       historyConformance(t, open)
+      historyPartsConformance(t, open)
       auditConformance(t, openAuditedOn(backend), defaultSites)
       keptAuditChecks(t, openAuditedOn(backend), defaultSites)
     })

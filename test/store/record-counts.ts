@@ -61,8 +61,9 @@ t.test('the kept counts follow every writer: the service, and another program in
       }
       t.strictSame(kept(other), counted(other))
       for (let eventNo = 1; eventNo <= 4; eventNo++) {
-        const [, , heartbeats = 0] = counted(other).find(([event]) => event === eventNo) ?? []
-        t.equal((await store.heartbeats.page(eventNo, null, 1)).total, heartbeats, 'a heartbeat part says the kept total')
+        const [, transitions = 0, heartbeats = 0] = counted(other).find(([event]) => event === eventNo) ?? []
+        t.equal((await store.traces.historyPage(eventNo, null, 1)).total, transitions, 'a history part says the kept total')
+        t.equal((await store.heartbeats.page(eventNo, null, 1)).total, heartbeats, 'and so does a heartbeat part')
       }
     }),
     { numRuns: 30 }
@@ -87,5 +88,6 @@ t.test('a store written before the counts were kept gets them from its rows when
   const db = openKeptDatabase(path)
   t.teardown(() => db.close())
   t.strictSame(kept(db), [[1, 7, 0], [2, 3, 4], [3, 0, 1]], 'each event’s rows, counted once at the upgrade')
+  t.equal((await store.traces.historyPage(1, null, 2)).total, 7)
   t.equal((await store.heartbeats.page(2, null, 2)).total, 4)
 })

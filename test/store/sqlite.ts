@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { KEPT_CHANGES } from '../../src/store/sqlite/audits.js'
 import { storeConformance, type OpenStore } from './conformance.js'
 import { historyConformance } from './history-conformance.js'
+import { historyPartsConformance } from './history-parts.js'
 import { tracerConformance } from './tracer-conformance.js'
 import { auditConformance } from './audit-conformance.js'
 import { keptAuditChecks, type OpenTamperableStore, type Tamper } from './kept-audit-checks.js'
@@ -22,6 +23,7 @@ t.test('the SQLite adapter passes the store conformance suite', async (t) => {
   storeConformance(t, openFresh)
   tracerConformance(t, openFresh)
   historyConformance(t, openFresh)
+  historyPartsConformance(t, openFresh)
 })
 
 const openAudited: OpenTamperableStore = async (t, { sites, deadlines, now }) => {

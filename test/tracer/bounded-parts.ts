@@ -63,37 +63,63 @@ t.test('event-status holds the first 1000 heartbeats, their total and the link t
   t.equal(none.headers['x-total-count'], '0')
 })
 
-t.test('history reads a part at a time: offset and limit, the total, and the link to the next part', async (t) => {
+t.test('history reads a part at a time: after the position the last part gave, the total, and the link to the next part', async (t) => {
   const pipeline = await pipelineApp(t)
   const flips = 1030
   for (let i = 0; i < flips; i++) {
     pipeline.clock.now = NOW + i * 1000
     await pipeline.write('/v1/event-tracer/update-trace', { event: 1, site: 'kko', stage: 'baseband_conversion', status: i % 2 === 0 ? 'complete' : 'incomplete' })
   }
+  const atsOf = (body: string) => (JSON.parse(body) as { transitions: { at: number }[] }).transitions.map((transition) => transition.at)
+  const expected = (from: number, count: number) => Array.from({ length: count }, (_, i) => (NOW + (from + i) * 1000) / 1000)
   const first = await pipeline.read('/v1/event-tracer/history/1')
   t.equal(first.statusCode, 200)
-  const transitions = first.json<{ transitions: { at: number }[] }>().transitions
-  t.equal(transitions.length, 1000, 'at most a thousand transitions unless fewer are asked for')
-  t.equal(transitions[0]!.at, NOW / 1000, 'oldest first')
+  t.strictSame(atsOf(first.body), expected(0, 1000), 'at most a thousand transitions unless fewer are asked for, oldest first')
   t.equal(first.headers['x-total-count'], String(flips))
-  t.equal(nextOf(first.headers.link), '/v1/event-tracer/history/1?offset=1000&limit=1000')
+  const next = nextOf(first.headers.link)
+  t.match(next, /^\/v1\/event-tracer\/history\/1\?after=[\w-]+&limit=1000$/, 'the next part starts after a position the service gives')
 
-  const last = await pipeline.read('/v1/event-tracer/history/1?offset=1000&limit=1000')
-  t.strictSame(
-    last.json<{ transitions: { at: number }[] }>().transitions.map((transition) => transition.at),
-    Array.from({ length: 30 }, (_, i) => (NOW + (1000 + i) * 1000) / 1000)
-  )
+  const last = await pipeline.read(next!)
+  t.strictSame(atsOf(last.body), expected(1000, 30))
+  t.equal(last.headers['x-total-count'], String(flips))
   t.notOk(last.headers.link, 'the last part has no link')
 
-  const small = await pipeline.read('/v1/event-tracer/history/1?offset=10&limit=5')
-  t.equal(small.json<{ transitions: unknown[] }>().transitions.length, 5)
-  t.equal(nextOf(small.headers.link), '/v1/event-tracer/history/1?offset=15&limit=5')
+  const small = await pipeline.read('/v1/event-tracer/history/1?limit=5')
+  t.strictSame(atsOf(small.body), expected(0, 5))
+  const smallNext = nextOf(small.headers.link)
+  t.match(smallNext, /&limit=5$/, 'the next part has the same limit')
+  t.strictSame(atsOf((await pipeline.read(smallNext!)).body), expected(5, 5))
 
-  for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'offset=x']) {
+  const oldFirst = await pipeline.read('/v1/event-tracer/history/1?offset=0&limit=1000')
+  t.strictSame(atsOf(oldFirst.body), expected(0, 1000), 'an old link to the first part still reads it')
+  const oldLink = await pipeline.read('/v1/event-tracer/history/1?offset=1000&limit=1000')
+  t.equal(oldLink.statusCode, 400, 'an old link past the first part is refused')
+  t.match(oldLink.json(), { exception: 'BadRequest', reasons: [/^query\.offset .*`after`/] }, 'naming the parameter that replaced it')
+
+  for (const query of ['limit=0', 'limit=1001', 'offset=-1', 'offset=x', 'after=', 'after=not-a-position', `after=${next!.split('after=')[1]!.split('&')[0]}x`]) {
     const refused = await pipeline.read(`/v1/event-tracer/history/1?${query}`)
     t.equal(refused.statusCode, 400, query)
     t.equal(refused.json().exception, 'BadRequest', query)
   }
-  t.equal((await pipeline.read('/v1/event-tracer/history/2')).statusCode, 404, 'an unknown event is still 404')
+  await pipeline.write('/v1/event-tracer/update-trace', { event: 2, site: 'kko', stage: 'baseband_conversion', status: 'complete' })
+  const elsewhere = await pipeline.read(next!.replace('/history/1?', '/history/2?'))
+  t.equal(elsewhere.statusCode, 400, 'a position of another event’s history is refused')
+  t.match(elsewhere.json().reasons, [/^query\.after is not a position this service gave in the history of event 2$/])
+  t.equal((await pipeline.read('/v1/event-tracer/history/3')).statusCode, 404, 'an unknown event is still 404')
   t.equal((await pipeline.read('/v1/event-tracer/heartbeats/1?limit=1001')).statusCode, 400)
+})
+
+t.test('a history read holds one of the client’s share of the expensive reads: beyond it, 429', async (t) => {
+  const pipeline = await pipelineApp(t, { MAX_STREAMED_RESPONSES_PER_CLIENT: '1' })
+  await pipeline.write('/v1/event-tracer/update-trace', { event: 1, site: 'kko', stage: 'baseband_conversion', status: 'complete' })
+  // The reader's one slot, held as a window report it is still reading would hold it.
+  const held = pipeline.app.streamedResponses.documents.take({ user: 'operator', address: '192.0.2.9' })
+  if (!('release' in held)) throw new Error('the slot was refused')
+  const refused = await pipeline.read('/v1/event-tracer/history/1')
+  t.equal(refused.statusCode, 429)
+  t.equal(refused.headers['retry-after'], '2')
+  t.match(refused.json(), { exception: 'TooManyRequests', reasons: [/^Your user already holds 1 of this instance's responses/] })
+  held.release()
+  t.equal((await pipeline.read('/v1/event-tracer/history/1')).statusCode, 200, 'once the slot is given back, read')
+  t.equal(pipeline.app.streamedResponses.documents.taken, 0, 'and the read gave its own back')
 })

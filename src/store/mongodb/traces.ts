@@ -1,16 +1,16 @@
 import type { Db, Document } from 'mongodb'
-import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
+import type { FeedTransition, HistoryPosition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, WrittenStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { TraceCollection } from '../port.js'
+import type { HistoryPage, TraceCollection } from '../port.js'
 import { numberIn, plainDocument } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { SUMMARY_CHECK, SUMMARY_FIELD, summaryIn, summaryOf, summaryUpdate } from './history-summary.js'
 import { COLLECTIONS } from './indexes.js'
 import { recordReads, type MongoRecordWrites, type RecordReads, type RecordWriter } from './record-writes.js'
 import { writeStatus } from './status-write.js'
-import { HISTORY_FIELD, historyIn } from './transitions.js'
+import { HISTORY_FIELD, historyIn, historyPart, toFeedTransition } from './transitions.js'
 
 /** A trace as the port reads it: without `_id`, and without its history, which history() reads, nor the history's summary. */
 export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0, [SUMMARY_FIELD]: 0 } } as const
@@ -81,12 +81,25 @@ export class MongoTraces implements Adapter<TraceCollection> {
   }
 
   /**
-   * The history lives in the trace document, in the order written, and is put in `at` order on
-   * read, so the whole array is read (a document's 16 MB bounds it) and the page cut from it.
+   * The history lives in the trace document, in the order written, and is read in `at` order: the
+   * server cuts the part (historyPart) and counts the whole, so only the part reaches the service,
+   * whatever the history's length. A position is a transition's `at` and its index in the array.
    */
-  async historyPage(eventNo: number, offset: number, limit: number): Promise<{ transitions: TransitionRecord[]; total: number }> {
-    const transitions = await this.history(eventNo)
-    return { transitions: transitions.slice(offset, offset + limit), total: transitions.length }
+  async historyPage(eventNo: number, after: HistoryPosition | null, limit: number): Promise<HistoryPage> {
+    const document = await this.traces.findOne({ event_no: eventNo }, { projection: historyPart(after, limit + 1) })
+    const part = Array.isArray(document?.part) ? (document.part as unknown[]) : []
+    const read = part.flatMap((item) => {
+      const { t, i } = (item ?? {}) as { t?: unknown; i?: unknown }
+      const transition = toFeedTransition(t)
+      return transition === null ? [] : [{ transition, written: numberIn(i, Number.NaN) }]
+    })
+    const shown = read.slice(0, limit)
+    const last = shown.at(-1)
+    return {
+      transitions: shown.map(({ transition: { event_no: _eventNo, ...record } }) => record),
+      next: read.length > limit && last !== undefined ? { at: last.transition.at, written: last.written } : null,
+      total: numberIn(document?.total, 0)
+    }
   }
 
   /** Each existing trace's transitions pushed in one update, the traces' updates at once. */

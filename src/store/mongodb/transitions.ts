@@ -49,3 +49,44 @@ export function historyIn(stored: unknown): TransitionRecord[] {
   }
   return transitions.sort((a, b) => a.at - b.at)
 }
+
+/** A stored number as numberIn reads one: an int32, int64 or double, finite. */
+const finite = (path: string) => ({
+  $and: [{ $in: [{ $type: path }, ['double', 'int', 'long']] }, { $gt: [path, -Infinity] }, { $lt: [path, Infinity] }]
+})
+
+/** The server's toFeedTransition: whether the element at `path` is a transition history reads. */
+const isTransition = (path: string) => ({
+  $and: [
+    { $eq: [{ $type: `${path}.key` }, 'string'] },
+    { $in: [{ $type: `${path}.from` }, ['null', 'string']] },
+    { $in: [`${path}.to`, WRITTEN_STATUSES] },
+    { $eq: [{ $type: `${path}.by` }, 'string'] },
+    finite(`${path}.at`),
+    finite(`${path}.event_no`)
+  ]
+})
+
+const HISTORY = { $cond: [{ $isArray: `$${HISTORY_FIELD}` }, `$${HISTORY_FIELD}`, []] }
+
+/**
+ * A projection of a trace document to part of its history, made by the server: `total`, how many
+ * transitions it holds, and `part`, the first `count` of them after `after` (from the first with
+ * null) in `at` order, then the order written, each as `{t, i}`, the transition and its index in
+ * the array. The server reads the whole document whatever is projected, but only the part reaches
+ * the service: no history is read whole, nor sorted, on its event loop.
+ */
+export function historyPart(after: { at: number; written: number } | null, count: number) {
+  const follows =
+    after === null
+      ? true
+      : { $or: [{ $gt: ['$$this.t.at', after.at] }, { $and: [{ $eq: ['$$this.t.at', after.at] }, { $gt: ['$$this.i', after.written] }] }] }
+  const indexed = { $map: { input: { $range: [0, { $size: HISTORY }] }, as: 'i', in: { t: { $arrayElemAt: [HISTORY, '$$i'] }, i: '$$i' } } }
+  const valid = { $filter: { input: indexed, cond: isTransition('$$this.t') } }
+  const following = { $filter: { input: valid, cond: follows } }
+  return {
+    _id: 0,
+    total: { $size: valid },
+    part: { $slice: [{ $sortArray: { input: following, sortBy: { 't.at': 1, i: 1 } } }, count] }
+  }
+}

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
-import type { FeedTransition, TraceRecord, TransitionRecord } from '../../domain/records.js'
+import type { FeedTransition, HistoryPosition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceJson, traceJson } from '../../domain/output-forms.js'
 import { newTraceDocument, storedStatus } from '../../domain/trace.js'
 import type { Sites, WrittenStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { TraceCollection } from '../port.js'
+import type { HistoryPage, TraceCollection } from '../port.js'
 import { applyStatus, applyTrace, applyTransition } from '../../domain/audit/kept-facts.js'
 import type { RecordWrites } from './record-writes.js'
 import { GroupCommit } from './group-commit.js'
@@ -26,6 +26,9 @@ const NEW_OUTPUT = `json_set(@outputTemplate, '$.event_no', CAST(@eventNo AS INT
 
 /** The columns of a transition, as the port names them. */
 export const TRANSITION_COLUMNS = `key, "from", "to", at, by`
+
+/** A transition with its place in the order of writing. */
+type PositionedRow = TransitionRecord & { seq: number }
 
 /** A value another writer stored that is not text, as text: a transition's `from` is a string. */
 const asText = (value: unknown): string | null => (value === null || typeof value === 'string' ? value : JSON.stringify(value))
@@ -90,10 +93,22 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
       ),
-      historyPage: db.prepare<[number, number, number], TransitionRecord>(
-        `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq LIMIT ? OFFSET ?`
+      // A part of the history is read from transitions_by_event (event_no, at, seq), entered at the
+      // position: its cost is the part's, however deep the position lies. After a position, the
+      // transitions of the same `at` come first, then those of later ones: two seeks. (A row value,
+      // `(at, seq) > (@at, @seq)`, is entered at `at` alone, and passes over every transition of
+      // that `at` before the position one by one: an import may write a million of them.)
+      historyFirst: db.prepare<{ eventNo: number; limit: number }, PositionedRow>(
+        `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo ORDER BY at, seq LIMIT @limit`
       ),
-      historyCount: db.prepare<[number], number>('SELECT COUNT(*) FROM transitions WHERE event_no = ?').pluck(),
+      historySameAt: db.prepare<{ eventNo: number; at: number; seq: number; limit: number }, PositionedRow>(
+        `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo AND at = @at AND seq > @seq ORDER BY seq LIMIT @limit`
+      ),
+      historyLaterAt: db.prepare<{ eventNo: number; at: number; limit: number }, PositionedRow>(
+        `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo AND at > @at ORDER BY at, seq LIMIT @limit`
+      ),
+      // Kept by triggers (migrations.ts), so that no read counts the rows.
+      historyTotal: db.prepare<[number], number>('SELECT transition_count FROM record_counts WHERE event_no = ?').pluck(),
       replace: records.statement<[number, string, string], TraceRecord>(
         `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
          ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`,
@@ -149,11 +164,26 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     return this.statements.history.all(eventNo)
   }
 
-  historyPage(eventNo: number, offset: number, limit: number): { transitions: TransitionRecord[]; total: number } {
-    return this.db.transaction(() => ({
-      transitions: this.statements.historyPage.all(eventNo, limit, offset),
-      total: this.statements.historyCount.get(eventNo)!
-    }))()
+  /** One snapshot: the part and the total agree even while transitions are written. */
+  historyPage(eventNo: number, after: HistoryPosition | null, limit: number): HistoryPage {
+    return this.db.transaction(() => {
+      const { historyFirst, historySameAt, historyLaterAt, historyTotal } = this.statements
+      // One more than asked for says whether any follow.
+      const wanted = limit + 1
+      let rows: PositionedRow[]
+      if (after === null) rows = historyFirst.all({ eventNo, limit: wanted })
+      else {
+        rows = historySameAt.all({ eventNo, at: after.at, seq: after.written, limit: wanted })
+        if (rows.length < wanted) rows.push(...historyLaterAt.all({ eventNo, at: after.at, limit: wanted - rows.length }))
+      }
+      const shown = rows.slice(0, limit)
+      const last = shown.at(-1)
+      return {
+        transitions: shown.map(({ seq: _seq, ...transition }) => transition),
+        next: rows.length > limit && last !== undefined ? { at: last.at, written: last.seq } : null,
+        total: historyTotal.get(eventNo) ?? 0
+      }
+    })()
   }
 
   record(transitions: readonly FeedTransition[]): number {
