@@ -104,7 +104,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 10_000,
     default: 8,
-    description: 'Of MAX_STREAMED_RESPONSES (and stage latency reports), how many one user, and one client address, may hold at once; 429 beyond.'
+    description: 'Of MAX_STREAMED_RESPONSES (and stage latency reports), how many one user may hold at once, and one client address twice that, whatever its users; 429 beyond.'
   }),
   MAX_STREAMS: Type.Integer({
     minimum: 1,
@@ -116,7 +116,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 100_000,
     default: 100,
-    description: 'Of MAX_STREAMS, how many one user, and one client address, may hold at once; 429 beyond.'
+    description: 'Of MAX_STREAMS, how many one user may hold at once, and one client address twice that, whatever its users; 429 beyond.'
   }),
   STREAM_STALL_TIMEOUT_S: Type.Integer({
     minimum: 1,

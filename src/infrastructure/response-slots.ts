@@ -12,8 +12,10 @@ export type SlotTaken = { release: () => void } | { refused: SlotRefusal }
 /**
  * A bound on the responses of one kind that may be in flight in this process at once, and on the
  * share of them one user, and one client address, may hold: a client that opens many and never
- * reads keeps at most its share from everyone else. A slot is taken before the status is sent and
- * given back exactly once, however the response ends.
+ * reads keeps at most its share from everyone else. An address's share is twice a user's (within
+ * the bound), so that one user cannot use up the address it shares with others (a control room
+ * behind one NAT or proxy), while many users behind one address still cannot take the instance.
+ * A slot is taken before the status is sent and given back exactly once, however the response ends.
  */
 export class ResponseSlots {
   #taken = 0
@@ -24,8 +26,10 @@ export class ResponseSlots {
     /** What the slots are for, in the plural, as a refusal names them: `responses`, `live streams`. */
     readonly name: string,
     readonly limit: number,
-    /** The most one user, and one address, may hold at once. */
-    readonly share: number
+    /** The most one user may hold at once. */
+    readonly share: number,
+    /** The most one address may hold at once, whatever its users. */
+    readonly addressShare: number = Math.min(limit, 2 * share)
   ) {}
 
   get taken(): number {
@@ -41,7 +45,7 @@ export class ResponseSlots {
   atShare(holder: SlotHolder): Exclude<SlotRefusal, 'full'> | false {
     const held = this.heldBy(holder)
     if (held.user >= this.share) return 'user'
-    return held.address >= this.share ? 'address' : false
+    return held.address >= this.addressShare ? 'address' : false
   }
 
   /**

@@ -37,7 +37,7 @@ export interface StreamedResponses {
   /**
    * MAX_STREAMED_RESPONSES: the bulk documents (baseband callbacks, the audit) and the window
    * reports made whole (stage latency) in flight at once, MAX_STREAMED_RESPONSES_PER_CLIENT of them
-   * per user and per client address.
+   * per user and twice that per client address.
    */
   readonly documents: ResponseSlots
   /**
@@ -103,9 +103,9 @@ function refusal(slots: ResponseSlots, refused: SlotRefusal): AppError {
   if (refused === 'full') {
     return serviceUnavailable(`This instance is already streaming ${slots.limit} ${slots.name}, the most it serves at once; try again shortly.`)
   }
-  const who = refused === 'user' ? 'Your user' : 'Your address'
+  const [who, share] = refused === 'user' ? ['Your user', slots.share] : ['Your address', slots.addressShare]
   return new AppError(429, 'TooManyRequests', [
-    `${who} already holds ${slots.share} of this instance's ${slots.name}, the most one ${refused} may hold at once; try again when one has ended.`
+    `${who} already holds ${share} of this instance's ${slots.name}, the most one ${refused} may hold at once; try again when one has ended.`
   ])
 }
 
@@ -143,7 +143,8 @@ async function streamedResponses(fastify: FastifyInstance) {
 
   /** The refusal, said in the log (a full house is expected under load: a warning, not an error) and answered after Retry-After. */
   function refuse(reply: FastifyReply, slots: ResponseSlots, refused: SlotRefusal): AppError {
-    const why = refused === 'full' ? `already streaming ${slots.limit} ${slots.name}` : `its ${refused} holds ${slots.share} ${slots.name} already`
+    const why =
+      refused === 'full' ? `already streaming ${slots.limit} ${slots.name}` : `its ${refused} holds ${refused === 'user' ? slots.share : slots.addressShare} ${slots.name} already`
     reply.log.warn(`refused a response: ${why}`)
     reply.header('retry-after', String(RETRY_AFTER_S))
     return refusal(slots, refused)

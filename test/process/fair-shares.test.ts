@@ -77,22 +77,24 @@ t.test('32 year-long audits that are never read hold one client’s share of the
   }
   t.equal((await getFrom(server, '/dashboard/', tokens.operator!, '127.0.0.3')).status, 200, 'and the dashboard')
 
-  // Another user from the hog's address meets the address's share.
-  const sameAddress = await stalledGet(port, year, tokens.hog2!, { from: '127.0.0.2' })
-  t.teardown(() => sameAddress.socket.destroy())
-  t.equal(sameAddress.status, 429, 'an address holds its share, whatever users it has')
+  // Another user from the hog's address has a share of its own: one user cannot use up the
+  // address it shares (an address holds twice a user's share; test/tracer/fair-reads.ts holds the
+  // address to it).
+  const sameAddress = await Promise.all(Array.from({ length: 8 }, () => stalledGet(port, year, tokens.hog2!, { from: '127.0.0.2' })))
+  t.teardown(() => closeAll(sameAddress))
+  t.strictSame(statuses(sameAddress), Array(8).fill(200), 'another user behind the hog’s address opens its own share')
 
-  // Three more users from three more addresses fill the instance with responses they never read (a
+  // Two more users from two more addresses fill the instance with responses they never read (a
   // year of baseband callbacks: quick to make, so the buffers fill at once): a slot stays within
   // reach of a client that reads, as soon as one of them has stalled a while.
   const callbacks = `/v1/event-tracer/baseband-callbacks?${window(365)}`
   const filling = (
     await Promise.all(
-      ['hog2', 'hog3', 'hog4'].flatMap((user, i) => Array.from({ length: 8 }, () => stalledGet(port, callbacks, tokens[user]!, { from: `127.0.0.${4 + i}` })))
+      ['hog3', 'hog4'].flatMap((user, i) => Array.from({ length: 8 }, () => stalledGet(port, callbacks, tokens[user]!, { from: `127.0.0.${4 + i}` })))
     )
   ).filter((response) => response.status === 200)
   t.teardown(() => closeAll(filling))
-  t.equal(filling.length, 24, 'every slot of the instance is held by clients that do not read')
+  t.equal(filling.length, 16, 'every slot of the instance is held by clients that do not read')
   let answered = 0
   await untilTrue(
     async () => {

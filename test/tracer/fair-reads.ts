@@ -37,3 +37,32 @@ t.test('expensive reads take turns by user: one user’s many reports do not hol
   t.equal(served.length, 9)
   t.equal(served[0], 'other 200', `the other user’s report is done first: ${served.join(', ')}`)
 })
+
+t.test('two users behind one address: one holding its whole share leaves the other its own; the address as a whole stops at twice a user’s', async (t) => {
+  const { app, other } = await yearApp(t)
+  const third = (await userWithTokens(app, 'third', 'reader')).access_token
+  const slots = app.streamedResponses.documents
+  t.equal(slots.addressShare, 2 * slots.share, 'an address holds twice a user’s share')
+  // Responses held open by their holders: the slots a stalled reader would keep.
+  const held: (() => void)[] = []
+  t.teardown(() => held.forEach((release) => release()))
+  const take = (user: string) => {
+    const taken = slots.take({ user, address: '192.0.2.9' })
+    if ('release' in taken) held.push(taken.release)
+    return 'release' in taken ? 'taken' : taken.refused
+  }
+  const hogs = Array.from({ length: slots.share + 1 }, () => take('hog'))
+  t.strictSame(hogs, [...Array(slots.share).fill('taken'), 'user'], 'the hog stops at its own share')
+  // The same address, another user: answered, whole, while the hog holds its share.
+  const answer = await app.inject({ url: `/v1/event-tracer/stage-latency?${YEAR}`, headers: { authorization: other }, remoteAddress: '192.0.2.9' })
+  t.equal(answer.statusCode, 200, 'another user behind the hog’s address is served')
+  const others = Array.from({ length: slots.share }, () => take('other'))
+  t.strictSame(others, Array(slots.share).fill('taken'), 'and may hold a share of its own')
+  // The address now holds twice a user's share: a third user there waits for one to end.
+  const refused = await app.inject({ url: `/v1/event-tracer/stage-latency?${YEAR}`, headers: { authorization: third }, remoteAddress: '192.0.2.9' })
+  t.equal(refused.statusCode, 429)
+  t.match(refused.json(), { exception: 'TooManyRequests', reasons: [/^Your address already holds 16 of this instance's responses/] })
+  t.equal((await app.inject({ url: `/v1/event-tracer/stage-latency?${YEAR}`, headers: { authorization: third }, remoteAddress: '192.0.2.10' })).statusCode, 200, 'from another address it is served')
+  held.pop()!()
+  t.equal((await app.inject({ url: `/v1/event-tracer/stage-latency?${YEAR}`, headers: { authorization: third }, remoteAddress: '192.0.2.9' })).statusCode, 200, 'and behind the address once a slot is given back')
+})
