@@ -114,14 +114,21 @@ export interface EventPageQuery {
   basebandRequested?: boolean
 }
 
-/** One event of a window with everything the audit and stage latency read of it. */
+/**
+ * One event of a window with what its facts (kept-facts.ts) and its stage latency are made from:
+ * the event, its trace, and of its other records only those factsOf keeps anything of, read with a
+ * bounded number of index searches however many the event has (the store's bounded read of an
+ * event's records, as the audit's).
+ */
 export interface WindowEventParts {
   event: EventRecord
   trace: TraceRecord | null
-  datatrail: DatatrailRecord[]
-  heartbeats: HeartbeatRecord[]
-  /** Oldest first: by `at`, then the order of writing. */
-  transitions: TransitionRecord[]
+  /** The members of the configured sites. */
+  datatrail: readonly { member: string; value: Record<string, unknown> }[]
+  /** Of each configured site, the newest finished heartbeat and the newest reporting an error. */
+  heartbeats: readonly { heartbeat: Record<string, unknown> }[]
+  /** Transitions holding, of each audited key, its first to `complete` (what factsOf keeps of a history); usually only those. */
+  transitions: readonly { key: string; to: unknown; at: number }[]
 }
 
 /**

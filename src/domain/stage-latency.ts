@@ -1,4 +1,3 @@
-import type { Transition } from '../../schemas/history.js'
 import type { StageLatencyRow } from '../../schemas/stage-latency.js'
 import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type PipelineStage, type Sites } from '../vocabulary.js'
 import type { TraceRecord } from './records.js'
@@ -12,7 +11,8 @@ export interface LatencyEvent {
   /** The sites the event asked for baseband data from (see requestedSites). */
   sites: readonly string[]
   trace: TraceRecord | null
-  transitions: readonly Transition[]
+  /** Its transitions; of each key only the first to `complete` counts, which is all the store's bounded read gives. */
+  transitions: readonly { key: string; to: unknown; at: number }[]
 }
 
 interface Tally {

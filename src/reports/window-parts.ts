@@ -5,8 +5,9 @@ import { keysetPages, type PageTurn } from '../store/pages.js'
 import type { Store } from '../store/port.js'
 
 /**
- * Events read from the store at a time: bounds the memory of one report. Each page is a few range
- * scans (the events, then the datatrail, heartbeats and transitions of all of them).
+ * Events read from the store at a time: bounds the memory of one report. Each page is a range scan
+ * of the events, then the bounded read of what their facts are made from (a few index searches an
+ * event, however long its history: see WindowEventParts).
  */
 const PAGE_SIZE = 200
 

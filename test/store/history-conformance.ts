@@ -106,25 +106,27 @@ export function historyConformance(t: Test, open: OpenStore) {
     t.ok(history.every((transition) => transition.from === null && transition.to === 'complete'))
   })
 
-  t.test('window pages: requested events in order, each with its trace, datatrail, heartbeats and transitions', async (t) => {
+  t.test('window pages: requested events in order, each with its trace and what its facts are made from, never its whole history', async (t) => {
     const store = await open(t)
     await store.events.upsert([event(3, 10), event(1, 5), event(2, 5), event(4, 20, false), event(5, 60)])
     await store.traces.setStatus(1, KKO_CONVERSION, 'complete', 10, 'pipeline')
     await store.traces.setStatus(1, CLASSIFICATION, 'complete', 11, 'tsar')
+    await store.traces.setStatus(1, KKO_CONVERSION, 'incomplete', 13, 'operator')
+    await store.traces.setStatus(1, KKO_CONVERSION, 'complete', 14, 'pipeline')
     await store.traces.setStatus(3, CLASSIFICATION, 'complete', 12, 'tsar')
     await store.datatrail.put([
       { event_no: 1, member: 'kko_baseband', value: { registered: true }, update_timestamp: 20 },
       { event_no: 1, member: 'baseband', value: { registered: false }, update_timestamp: 21 },
       { event_no: 3, member: 'baseband', value: { registered: true }, update_timestamp: 22 }
     ])
-    const heartbeat = (heartbeat_id: number, event_no: number) => ({
+    const heartbeat = (heartbeat_id: number, event_no: number, finished: boolean, error: string | null = null) => ({
       event_no,
       heartbeat_id,
       site: 'kko',
-      sent: { trigger_time: '2024-05-01T00:00:05Z', error: null },
-      received: { total_data_files: 3, dir_size_gb: 1, finished_time: null, heartbeat_sent_unix_s: 1 }
+      sent: { trigger_time: '2024-05-01T00:00:05Z', error },
+      received: { total_data_files: 3, dir_size_gb: 1, finished_time: finished ? '2024-05-01T01:00:00Z' : null, heartbeat_sent_unix_s: 1 }
     })
-    await store.heartbeats.add([heartbeat(31, 3), heartbeat(12, 1), heartbeat(11, 1)], 30)
+    await store.heartbeats.add([heartbeat(31, 3, true), heartbeat(13, 1, false), heartbeat(12, 1, true), heartbeat(11, 1, false, 'disk full'), heartbeat(10, 1, true)], 30)
 
     const pages = []
     for await (const page of windowPages(store, window(0, 60), 2)) pages.push(page)
@@ -133,8 +135,16 @@ export function historyConformance(t: Test, open: OpenStore) {
     t.strictSame(one?.event, event(1, 5), 'the whole event record')
     t.match(one?.trace, { event_no: 1, [KKO_CONVERSION]: 'complete', [CLASSIFICATION]: 'complete' })
     t.strictSame(one?.datatrail.map((item) => [item.member, item.value]).sort(), [['baseband', { registered: false }], ['kko_baseband', { registered: true }]])
-    t.strictSame(one?.heartbeats.map((item) => item.heartbeat.heartbeat_id), [11, 12], 'by heartbeat_id')
-    t.strictSame(one?.transitions.map((item) => [item.key, item.at]), [[KKO_CONVERSION, 10], [CLASSIFICATION, 11]])
+    t.strictSame(
+      one?.heartbeats.map((item) => item.heartbeat.heartbeat_id),
+      [11, 12],
+      'of the site, the newest reporting an error and the newest finished, by heartbeat_id: not the others'
+    )
+    t.strictSame(
+      one?.transitions.map((item) => [item.key, item.to, item.at]).sort(),
+      [[KKO_CONVERSION, 'complete', 10], [CLASSIFICATION, 'complete', 11]],
+      'of each key its first completion: not the rest of its history'
+    )
     t.strictSame([two?.trace, two?.datatrail, two?.heartbeats, two?.transitions], [null, [], [], []], 'an event with nothing else stored')
     t.strictSame(three?.heartbeats.map((item) => item.heartbeat.heartbeat_id), [31])
     let none = 0

@@ -66,7 +66,7 @@ function auditParts(db: Db, config: AuditConfig) {
 }
 
 function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
-  const { keeper, audits } = parts
+  const { keeper, audits, records: auditRecords } = parts
   // Every record collection is written through this one place, which keeps the audit of what was written.
   const records = new MongoRecordWrites(db, keeper)
   const tables = {
@@ -78,7 +78,7 @@ function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'v
   return {
     users: new MongoUsers(db),
     ...tables,
-    views: new MongoViews(db, tables, sites),
+    views: new MongoViews(db, tables, sites, auditRecords),
     transitions: feeds.feed,
     audits,
     verdictChanges: feeds.verdictFeed,

@@ -4,6 +4,7 @@ import type { EventParts, EventPosition, OutputRow, TraceRecord, WindowEventPart
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
+import type { AuditRecords } from './audit-records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { MongoDatatrail } from './datatrail.js'
 import { numberIn, plainDocument } from './documents.js'
@@ -32,11 +33,12 @@ export class MongoViews implements Adapter<StoreViews> {
   constructor(
     db: Db,
     private readonly tables: Tables,
-    private readonly sites: Sites
+    private readonly sites: Sites,
+    records: AuditRecords
   ) {
     this.events = recordReads(db, COLLECTIONS.events)
     this.traces = recordReads(db, COLLECTIONS.trace)
-    this.windowPages = new WindowPages(db)
+    this.windowPages = new WindowPages(db, records)
   }
 
   /** Four indexed lookups at once; not one snapshot as on SQLite: the parts are independent documents. */

@@ -41,7 +41,8 @@ const FULL_READS = {
 
 type Row<T> = T & { event_no: number }
 
-interface Gathered {
+/** An event's records as the reader gives them: what factsOf reads, the whole event record among them. */
+export interface StoredEventRecords extends EventRecords {
   event: EventRecord | null
   trace: TraceRecord | null
   datatrail: EventRecords['datatrail'][number][]
@@ -101,7 +102,7 @@ export class EventRecordsReader {
   }
 
   /** What factsOf needs of each event's records (see the class comment), in the order given; the caller's transaction makes them one snapshot. */
-  of(eventNos: readonly number[]): Map<number, EventRecords> {
+  of(eventNos: readonly number[]): Map<number, StoredEventRecords> {
     const { records, list } = this.gather(eventNos)
     if (list === null) return records
     const { statements, lists } = this
@@ -114,7 +115,7 @@ export class EventRecordsReader {
   }
 
   /** Every record of each event, as `of` read them before it was bounded: the reference `of` must reduce like (tests only). */
-  everythingOf(eventNos: readonly number[]): Map<number, EventRecords> {
+  everythingOf(eventNos: readonly number[]): Map<number, StoredEventRecords> {
     const { records, list } = this.gather(eventNos)
     if (list === null) return records
     const { statements } = this
@@ -125,8 +126,8 @@ export class EventRecordsReader {
   }
 
   /** The event and trace of each event (one row each), and the list parameter for the other reads; null when there are no events. */
-  private gather(eventNos: readonly number[]): { records: Map<number, Gathered>; list: string | null } {
-    const records = new Map<number, Gathered>()
+  private gather(eventNos: readonly number[]): { records: Map<number, StoredEventRecords>; list: string | null } {
+    const records = new Map<number, StoredEventRecords>()
     for (const eventNo of eventNos) records.set(eventNo, { event: null, trace: null, datatrail: [], heartbeats: [], transitions: [] })
     if (eventNos.length === 0) return { records, list: null }
     const list = JSON.stringify(eventNos)
