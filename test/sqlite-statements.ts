@@ -45,14 +45,14 @@ function* counted(rows: IterableIterator<unknown>, run: StatementRun) {
   }
 }
 
-/** The statements run while `work` runs (nested logs are not kept apart). */
-export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; statements: StatementRun[] }> {
+/** The statements run while `work` runs, which sees them noted as they run (nested logs are not kept apart). */
+export async function statementsOf<T>(work: (statements: readonly StatementRun[]) => Promise<T>): Promise<{ result: T; statements: StatementRun[] }> {
   patchOnce()
   const statements: StatementRun[] = []
   const outer = log
   log = statements
   try {
-    return { result: await work(), statements }
+    return { result: await work(statements), statements }
   } finally {
     log = outer
     outer?.push(...statements)
