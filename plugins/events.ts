@@ -1,9 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { errorResponses, EventNoParamsSchema, ref, tokenRoute } from '../schemas/common.js'
-import { eventInputSchema, eventPageSchema, EventQuerySchema, eventSchema, UpsertResultSchema } from '../schemas/events.js'
+import {
+  EventBatchRequestSchema,
+  eventInputSchema,
+  eventPageSchema,
+  EventQuerySchema,
+  eventSchema,
+  eventsByNumberSchema,
+  UpsertResultSchema
+} from '../schemas/events.js'
 import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
 import { eventOutput, toEventRecord } from '../src/domain/events.js'
+import { eventJson } from '../src/domain/output-forms.js'
 import { parseStrictJson, utf8Text } from '../src/domain/strict-json.js'
 import type { EventPageQuery } from '../src/domain/records.js'
 import { DAY_MS, optionalWindow } from '../src/domain/time-window.js'
@@ -11,7 +20,7 @@ import { badRequest, notFound } from '../src/app-error.js'
 import { sendJsonText } from '../src/infrastructure/json-fragments.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 
-/** The event list: keyset pages, one event, and batch upserts (JSON array or NDJSON). */
+/** The event list: keyset pages, one event, several by number, and batch upserts (JSON array or NDJSON). */
 const events: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config } = fastify
   const sites = config.TRACER_SITES
@@ -89,6 +98,32 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
       const event = await store.events.find(event_no)
       if (event === null) throw notFound(`No event ${event_no}.`)
       return eventOutput(event, sites)
+    }
+  )
+
+  fastify.post(
+    '/get_events',
+    {
+      schema: {
+        ...tokenRoute('events'),
+        operationId: 'getEvents',
+        summary: 'Several events by number, in the order asked',
+        description:
+          'The batch read of the CHIME/FRB Python client, `Events.get_event([n, ...])`: a read, sent as POST for its body, ' +
+          'so any authenticated user may make it. The answer is an object keyed by event number, as the client merges ' +
+          'the answers of its chunks into one `dict`; an unknown number is left out.',
+        body: ref(EventBatchRequestSchema),
+        response: { 200: ref(eventsByNumberSchema(sites), { description: 'The events found.' }), ...errorResponses(400, 401, 413, 415, 503) }
+      }
+    },
+    async ({ body: { event_ids } }, reply) => {
+      const found = new Map((await store.events.findMany(event_ids)).map((event) => [event.event_no, event]))
+      // Made as text: an object would put its integer-like keys in ascending order, not the order asked.
+      const members = [...new Set(event_ids)].flatMap((eventNo) => {
+        const event = found.get(eventNo)
+        return event === undefined ? [] : [`"${eventNo}":${eventJson(event, sites)}`]
+      })
+      return sendJsonText(reply, `{${members.join(',')}}`)
     }
   )
 

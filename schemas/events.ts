@@ -82,6 +82,29 @@ export const EventQuerySchema = Type.Object({
 })
 export type EventQuery = Static<typeof EventQuerySchema>
 
+/** The body of the Python client's batch read, `Events.get_event([...])`. */
+export const EventBatchRequestSchema = Type.Object(
+  { event_ids: Type.Array(EventNoSchema, { minItems: 1, maxItems: 1000, description: 'The event numbers to read; a number given twice is answered once.' }) },
+  { $id: 'EventBatchRequest', additionalProperties: false }
+)
+
+/**
+ * The answer of the batch read: each event found, keyed by its number in decimal, in the order
+ * asked. An object, not an array: the client merges the answers of its chunks with `dict.update`
+ * and declares `Dict[str, dict]`.
+ */
+export const eventsByNumberSchema = (sites: Sites) =>
+  // propertyNames rather than a Record's patternProperties, which the OpenAPI generator turns into additionalProperties and so loses the pattern.
+  Type.Object(
+    {},
+    {
+      $id: 'EventsByNumber',
+      propertyNames: Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'An event number, in decimal.' }),
+      additionalProperties: ref(eventSchema(sites)),
+      description: 'The events found, each under its event number, in the order asked; an unknown number is left out (`{}` when none is known).'
+    }
+  )
+
 export const UpsertResultSchema = Type.Object(
   { upserted: Type.Integer({ minimum: 0 }) },
   { $id: 'UpsertResult', additionalProperties: false }

@@ -24,7 +24,16 @@ import {
 import { ErrorEnvelopeSchema, ExceptionSchema, StatusTrueSchema } from './common.js'
 import { DatatrailMemberSchema, datatrailSchema, LargerDatasetSchema } from './datatrail.js'
 import { eventStatusSchema } from './event-status.js'
-import { actionFlagsSchema, actionsSchema, eventInputSchema, eventPageSchema, eventSchema, UpsertResultSchema } from './events.js'
+import {
+  actionFlagsSchema,
+  actionsSchema,
+  EventBatchRequestSchema,
+  eventInputSchema,
+  eventPageSchema,
+  eventSchema,
+  eventsByNumberSchema,
+  UpsertResultSchema
+} from './events.js'
 import { HeartbeatReceivedSchema, heartbeatInputSchema, heartbeatSchema, HeartbeatSentSchema } from './heartbeats.js'
 import { StreamedTransitionSchema, TraceHistorySchema, TransitionSchema } from './history.js'
 import { HealthSchema, VersionSchema } from './service.js'
@@ -58,6 +67,8 @@ export function sharedSchemas(sites: Sites): TSchema[] {
     eventSchema(sites),
     eventInputSchema(sites),
     eventPageSchema(sites),
+    EventBatchRequestSchema,
+    eventsByNumberSchema(sites),
     UpsertResultSchema,
     LargerDatasetSchema,
     DatatrailMemberSchema,

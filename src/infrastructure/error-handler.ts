@@ -8,29 +8,60 @@ import { toAppError } from './error-mapping.js'
 const METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']
 
 /**
+ * A segment written as a number: a sign at most, then a digit. A path parameter whose schema is a
+ * number takes only such a segment; any other (`get_events`, `filename`) makes the path another
+ * route's, or none. A number that is not a valid one (`-1`, `1.5`, `01`) still reaches its route,
+ * whose 400 says what is wrong with it.
+ */
+const NUMBER_WRITTEN = /^[+-]?[0-9]/
+
+/** The path parameters of a params schema that are numbers. */
+function numericParams(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {}
+  return Object.entries(properties).flatMap(([name, property]) => (property.type === 'integer' || property.type === 'number' ? [name] : []))
+}
+
+/**
+ * The URLs a route answers. A group's root route (`/` with a prefix) answers the prefix and, unless
+ * its prefixTrailingSlash says otherwise, the prefix with a slash, which Fastify adds without onRoute.
+ */
+export function urlsOf(route: { url: string; routePath?: string; prefixTrailingSlash?: string }): string[] {
+  const slashToo = route.routePath === '' && route.url !== '' && (route.prefixTrailingSlash ?? 'both') === 'both'
+  return slashToo ? [route.url, `${route.url}/`] : [route.url]
+}
+
+const fits = (params: unknown, numeric: readonly string[]) =>
+  numeric.every((name) => {
+    const value = (params as Record<string, unknown>)[name]
+    return typeof value === 'string' && NUMBER_WRITTEN.test(value)
+  })
+
+/**
  * One error plugin: every error, unknown route and wrong method ends as the envelope. 5xx details
  * but 503's go to the log with the request id, never to the client.
  */
 async function errorHandler(fastify: FastifyInstance) {
-  // A second routing table, consulted only for unmatched requests, to tell 405 from 404.
+  // A second routing table, consulted only for unmatched requests, to tell 405 from 404; each route
+  // keeps the names of its numeric parameters, which the path must fill with numbers to be its.
   const routes = FindMyWay()
+  const numericOf = new Map<string, readonly string[]>()
   fastify.addHook('onRoute', (route) => {
+    const numeric = numericParams(route.schema?.params)
     for (const method of [route.method].flat()) {
-      if (!routes.hasRoute(method as HTTPMethod, route.url)) routes.on(method as HTTPMethod, route.url, () => {})
+      for (const url of urlsOf(route)) {
+        if (!routes.hasRoute(method as HTTPMethod, url)) routes.on(method as HTTPMethod, url, () => {}, { numeric })
+        if (numeric.length > 0) numericOf.set(`${method} ${url}`, numeric)
+      }
     }
   })
 
-  fastify.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error)
-    // A 503 is a state the service announces once (a store outage: store-outage-log.ts; a full
-    // instance: its metrics), not a fault of this request: a line each would drown the log.
-    if (appError.statusCode >= 500 && appError.statusCode !== 503) request.log.error({ err: error }, 'request failed')
-    return send(reply, appError)
-  })
-
-  fastify.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+  /** 405 with Allow when the path is some route's, for other methods; else 404. */
+  const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?', 1)[0] ?? '/'
-    const allowed = METHODS.filter((method) => routes.find(method, path) !== null)
+    const allowed = METHODS.filter((method) => {
+      const found = routes.find(method, path)
+      return found !== null && fits(found.params, (found.store as { numeric: readonly string[] }).numeric)
+    })
     // A route of this very method matched (a wildcard, such as the docs' static files) and found
     // nothing: that is a 404, not a wrong method.
     if (allowed.length > 0 && !allowed.includes(request.method as HTTPMethod)) {
@@ -41,7 +72,24 @@ async function errorHandler(fastify: FastifyInstance) {
       )
     }
     return send(reply, notFound(`No route ${request.method} ${path}.`))
+  }
+
+  // The router matched a route whose number parameter holds no number (GET /v1/events/get_events):
+  // the path is not that route's, so it is answered as an unmatched one, before any token is asked for.
+  fastify.addHook('onRequest', async (request, reply) => {
+    const numeric = numericOf.get(`${request.method} ${request.routeOptions.url}`)
+    if (numeric !== undefined && !fits(request.params, numeric)) return unmatched(request, reply)
   })
+
+  fastify.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error)
+    // A 503 is a state the service announces once (a store outage: store-outage-log.ts; a full
+    // instance: its metrics), not a fault of this request: a line each would drown the log.
+    if (appError.statusCode >= 500 && appError.statusCode !== 503) request.log.error({ err: error }, 'request failed')
+    return send(reply, appError)
+  })
+
+  fastify.setNotFoundHandler(unmatched)
 }
 
 /** Seconds a 503 that names no other time asks the client to wait (a store outage usually ends in seconds). */

@@ -69,6 +69,8 @@ export interface EventCollection {
   /** Inserts or replaces events by event_no, all in one transaction; resolves to their number. */
   upsert(events: readonly EventRecord[]): Promise<number>
   find(eventNo: number): Promise<EventRecord | null>
+  /** The events of these numbers that are stored, each once, in no particular order: one read, not one a number. */
+  findMany(eventNos: readonly number[]): Promise<EventRecord[]>
   /**
    * One page in (event time, event_no) order, ascending or descending, an index range scan: each
    * event as `/v1/events` outputs it for the configured sites.

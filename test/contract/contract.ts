@@ -27,9 +27,11 @@ const ajv = new Ajv2020({ strict: false, allErrors: true })
 addFormats.default(ajv)
 ajv.addSchema(document, 'openapi.yaml')
 
+// An event number is filled only by a segment written as a number: `/v1/events/get_events` is not
+// a path of `/v1/events/{event_no}` (the service routes it so too: error-handler.ts).
 const templates = Object.keys(document.paths).map((template) => ({
   template,
-  pattern: new RegExp('^' + template.replace(/\{[^}]+\}/g, '[^/]+') + '$')
+  pattern: new RegExp('^' + template.replace('{event_no}', '[+-]?[0-9][^/]*').replace(/\{[^}]+\}/g, '[^/]+') + '$')
 }))
 
 const pointer = (...segments: string[]) =>

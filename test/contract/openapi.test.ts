@@ -110,16 +110,25 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
   }
   await call(t, app, { url: '/v1/event-tracer/baseband-callbacks?start_time_utc=2024-05-02', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/event-status/404', headers: reader })
-  await call(t, app, { url: '/v1/event-tracer/event-status/x', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/event-status/-1', headers: reader })
   await call(t, app, { url: '/v1/events?limit=0', headers: reader })
   await call(t, app, { url: '/v1/events/404', headers: reader })
-  await call(t, app, { url: '/v1/events/x', headers: reader })
+  await call(t, app, { url: '/v1/events/-1', headers: reader })
+  // The Python client's batch read: any authenticated user, events keyed by number in the order asked.
+  const batch = await call(t, app, { method: 'POST', url: '/v1/events/get_events', headers: reader, payload: { event_ids: [2, 404, 1] } })
+  t.strictSame([...batch.body.matchAll(/"(\d+)":\{"event_no":/g)].map((match) => match[1]), ['2', '1'], 'in the order asked')
+  for (const payload of [{ event_ids: [] }, { event_ids: [1], extra: 1 }, { event_ids: ['1'] }]) {
+    await call(t, app, { method: 'POST', url: '/v1/events/get_events', headers: reader, payload })
+  }
+  await call(t, app, { method: 'POST', url: '/v1/events/get_events', payload: { event_ids: [1] } })
+  await call(t, app, { method: 'POST', url: '/v1/events/get_events', headers: { ...reader, ...json }, payload: tooLarge })
+  await call(t, app, { method: 'POST', url: '/v1/events/get_events', headers: { ...reader, 'content-type': 'text/csv' }, payload: 'a' })
   await call(t, app, { url: `/v1/event-tracer/audit?${window}&verdict=late`, headers: reader })
   await call(t, app, { url: '/v1/event-tracer/audit/404', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/audit/2', headers: reader })
-  await call(t, app, { url: '/v1/event-tracer/audit/x', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/audit/-1', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/history/404', headers: reader })
-  await call(t, app, { url: '/v1/event-tracer/history/x', headers: reader })
+  await call(t, app, { url: '/v1/event-tracer/history/-1', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/heartbeats/1?limit=0', headers: reader })
   await call(t, app, { url: '/v1/event-tracer/stage-latency?start_time_utc=2024-05-02', headers: reader })
 
@@ -164,6 +173,7 @@ t.test('real responses of the tracer and event routes match openapi.yaml', async
 
   await app.store.close()
   for (const url of reads) await call(t, app, { url, headers: reader })
+  await call(t, app, { method: 'POST', url: '/v1/events/get_events', headers: reader, payload: { event_ids: [1] } })
   for (const [method, url, payload] of writes) {
     await call(t, app, { method: method, url, headers: writer, payload: payload as object })
   }

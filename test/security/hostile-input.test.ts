@@ -244,13 +244,16 @@ t.test('__proto__ and constructor keys are refused in JSON and in every NDJSON l
   t.equal(({} as Record<string, unknown>).polluted, undefined)
 })
 
-t.test('event_no out of range or of the wrong type is 400 in the path, the query (cursor) and the body', async (t) => {
-  const bad = ['-1', '-0', '1.5', '1e3', '1e400', '9007199254740992', '99999999999999999999', 'NaN', 'Infinity', '0x10', '01', '%20', '１']
-  for (const text of bad) {
+t.test('event_no out of range or of the wrong type is 400 in the path, the query (cursor) and the body; a path segment that is no number is no route', async (t) => {
+  const bad = ['-1', '-0', '1.5', '1e3', '1e400', '9007199254740992', '99999999999999999999', '0x10', '01', '+1']
+  // A segment not written as a number does not fill an event number: the path is no route's (404).
+  const words = ['NaN', 'Infinity', '%20', '１', 'abc']
+  for (const text of [...bad, ...words]) {
+    const status = bad.includes(text) ? 400 : 404
     for (const url of [`/v1/events/${encodeURI(text)}`, `/v1/event-tracer/event-status/${encodeURI(text)}`]) {
       const response = await ctx.app.inject({ url, headers: { authorization: ctx.reader } })
-      t.equal(response.statusCode, 400, `GET ${url}`)
-      t.equal(response.json().exception, 'BadRequest')
+      t.equal(response.statusCode, status, `GET ${url}`)
+      t.equal(response.json().exception, status === 400 ? 'BadRequest' : 'NotFound')
     }
     const put = await ctx.app.inject({
       method: 'PUT',
@@ -258,7 +261,7 @@ t.test('event_no out of range or of the wrong type is 400 in the path, the query
       headers: { authorization: ctx.writer },
       payload: { registered: true, should_be_at_minoc: false, larger_dataset: {}, data_path: '', num_files: 0, missing_files: [] }
     })
-    t.equal(put.statusCode, 400, `PUT datatrail/${text}`)
+    t.equal(put.statusCode, status, `PUT datatrail/${text}`)
   }
   const badJson = ['-1', '-0.5', '1.5', '9007199254740992', '1e300', '1e400', '-1e400', 'NaN', 'Infinity', '"1"', 'true', 'null', '[1]', '{}']
   for (const text of badJson) {

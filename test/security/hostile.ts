@@ -9,6 +9,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { appPlugin, serverOptions } from '../../src/app.js'
 import type { ConfigInput } from '../../src/config.js'
+import { urlsOf } from '../../src/infrastructure/error-handler.js'
 import { openStore } from '../../src/store/open.js'
 import { builtDashboardFixture } from '../dashboard/assets.js'
 import { expiredToken, testConfig, userWithTokens } from '../helper.js'
@@ -46,9 +47,11 @@ export async function securityApp(t: Test, env: ConfigInput = {}): Promise<Secur
   const routes: Route[] = []
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      const key = `${method} ${route.url}`
-      if (!seen.has(key)) routes.push({ method, url: route.url })
-      seen.add(key)
+      for (const url of urlsOf(route)) {
+        const key = `${method} ${url}`
+        if (!seen.has(key)) routes.push({ method, url })
+        seen.add(key)
+      }
     }
   })
   // The dashboard's routes serve a stand-in build, so these suites do not depend on `npm run build`.

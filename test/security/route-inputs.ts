@@ -226,6 +226,10 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
       body: fc.oneof(arrayBodies(event, 1000), ndjsonBodies(event))
     },
     '/v1/events/:event_no': { path: eventNoText.map((no) => `/v1/events/${no}`) },
+    '/v1/events/get_events': {
+      path: fc.constant('/v1/events/get_events'),
+      body: objectBodies(fc.record({ event_ids: fc.array(fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 0, max: 20 }) }, { weight: 1, arbitrary: eventNoValue }), { minLength: 1, maxLength: 5 }) }))
+    },
     '/v1/event-tracer/baseband-callbacks': { path: fc.constant('/v1/event-tracer/baseband-callbacks'), query: windowQuery },
     '/v1/event-tracer/event-status/:event_no': { path: eventNoText.map((no) => `/v1/event-tracer/event-status/${no}`) },
     '/v1/event-tracer/audit': {
@@ -492,6 +496,13 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
       if (!Array.isArray(body) || body.length === 0 || body.length > 1000) return 'not an array of 1 to 1000 records'
       const bad = body.findIndex((item) => item === null || typeof item !== 'object' || !isEventNo((item as Record<string, unknown>).event_no))
       if (bad !== -1) return `body[${bad}].event_no`
+      break
+    }
+    case '/v1/events/get_events': {
+      const ids = record.event_ids
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000) return 'event_ids is not an array of 1 to 1000 numbers'
+      const bad = ids.findIndex((id) => !isEventNo(id))
+      if (bad !== -1) return `body.event_ids[${bad}] ${JSON.stringify(ids[bad])}`
       break
     }
     case '/v1/event-tracer/datatrail/:event_no/:member':

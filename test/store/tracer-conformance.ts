@@ -51,6 +51,17 @@ export function tracerConformance(t: Test, open: OpenStore) {
     t.equal(await store.events.upsert([]), 0)
   })
 
+  t.test('events: findMany gives the stored events of the numbers asked, each once', async (t) => {
+    const store = await open(t)
+    const large = Number.MAX_SAFE_INTEGER
+    await store.events.upsert([stored(1, 0), stored(2, 1), stored(3, 2), stored(large, 3)])
+    const found = await store.events.findMany([3, 99, 1, 3, large, 0])
+    t.strictSame(found.sort((a, b) => a.event_no - b.event_no), [stored(1, 0), stored(3, 2), stored(large, 3)], 'unknown numbers left out, a repeat once')
+    t.strictSame(await store.events.findMany([99]), [])
+    const many = Array.from({ length: 1000 }, (_, i) => i + 1)
+    t.equal((await store.events.findMany(many)).length, 3, 'a thousand numbers in one read')
+  })
+
   t.test('events: half-open window, both orders, ties by event_no, positions, limits', async (t) => {
     const store = await open(t)
     await store.events.upsert([stored(4, 10), stored(3, 10), stored(1, 0), stored(2, 5), stored(5, 20)])

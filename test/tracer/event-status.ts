@@ -73,16 +73,17 @@ t.test('an event without a trace reads every stage incomplete and update_timesta
   t.ok(status.update_timestamp > 0, 'the event itself was written')
 })
 
-t.test('unknown event_no is 404; a malformed one 400', async (t) => {
+t.test('unknown event_no is 404; a malformed one 400; a word is no route', async (t) => {
   const { app, reader } = await tracerApp(t)
   const unknown = await get(app, '/v1/event-tracer/event-status/123456', reader)
   t.equal(unknown.statusCode, 404)
   t.equal(unknown.json().exception, 'NotFound')
-  for (const value of ['-1', '1.5', 'abc', '9007199254740992', '0x10']) {
+  for (const value of ['-1', '1.5', '9007199254740992', '0x10']) {
     const response = await get(app, `/v1/event-tracer/event-status/${value}`, reader)
     t.equal(response.statusCode, 400, value)
     t.match(response.json(), { exception: 'BadRequest', reasons: [/^path\.event_no /] }, value)
   }
+  t.strictSame((await get(app, '/v1/event-tracer/event-status/abc', reader)).json(), { reasons: ['No route GET /v1/event-tracer/event-status/abc.'], exception: 'NotFound' })
   t.equal((await get(app, '/v1/event-tracer/event-status/9007199254740991', reader)).statusCode, 404, '2^53-1 is valid')
   t.equal((await get(app, '/v1/event-tracer/event-status/0', reader)).statusCode, 404, '0 is valid')
 })

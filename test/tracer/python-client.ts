@@ -133,3 +133,55 @@ t.test("the trace updater's Status.not_required: stored as sent, read as complet
   t.equal(refused.statusCode, 400)
   t.strictSame(refused.json(), { reasons: ['body.status must be one of complete, incomplete, not_required'], exception: 'BadRequest' })
 })
+
+/** The top-level keys of a get_events answer, in the order of its text. */
+const keysInOrder = (text: string) => [...text.matchAll(/"(\d+)":\{"event_no":/g)].map((match) => match[1])
+
+t.test("Events.get_event([...]): the client's batch read, in one request and in its chunks of 300", async (t) => {
+  const pipeline = await pipelineApp(t)
+  const { app } = pipeline
+  const numbers = Array.from({ length: 650 }, (_, i) => 1000 + i)
+  await pipeline.write('/v1/events', numbers.slice(0, 600).map((n) => event(n, iso(NOW - n * 1000))))
+  // The client sends the raw token and its list as given; any authenticated user may read.
+  const getEvents = (eventIds: number[]) =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/events/get_events',
+      headers: { authorization: pipeline.reader, 'content-type': 'application/json' },
+      payload: JSON.stringify({ event_ids: eventIds })
+    })
+
+  // get_event([1934, 1999]) with fewer than 300 numbers: one request, its answer returned as it is.
+  const asked = [1599, 1000, 1700, 1234, 1000]
+  const response = await getEvents(asked)
+  t.equal(response.statusCode, 200, response.body)
+  t.match(response.headers['content-type'], /^application\/json/)
+  const answer = response.json()
+  // In the text: JSON.parse in JavaScript puts integer-like keys in ascending order; Python's json keeps them as sent.
+  t.strictSame(keysInOrder(response.body), ['1599', '1000', '1234'], 'keyed by number, in the order asked, each once; 1700 is unknown and left out')
+  for (const key of Object.keys(answer)) t.strictSame(answer[key], (await pipeline.read(`/v1/events/${key}`)).json(), `${key} as GET /v1/events/${key} gives it`)
+  t.strictSame((await getEvents([1700, 9999])).json(), {}, 'none known: an empty object')
+
+  // 300 numbers or more: chunks of 300, the answers merged with dict.update.
+  const merged: Record<string, unknown> = {}
+  for (let start = 0; start < numbers.length; start += 300) {
+    const chunk = await getEvents(numbers.slice(start, start + 300))
+    t.equal(chunk.statusCode, 200)
+    Object.assign(merged, chunk.json())
+  }
+  t.strictSame(Object.keys(merged), numbers.slice(0, 600).map(String), 'every known event once, in the order asked')
+
+  for (const [body, reason] of [
+    [{ event_ids: [] }, 'body.event_ids must NOT have fewer than 1 items'],
+    [{ event_ids: Array.from({ length: 1001 }, (_, i) => i) }, 'body.event_ids must NOT have more than 1000 items'],
+    [{ event_ids: [1, '2'] }, 'body.event_ids[1] must be integer'],
+    [{ event_ids: [-1] }, 'body.event_ids[0] must be >= 0'],
+    [{ event_id: [1] }, 'body.event_ids is required'],
+    [{ event_ids: [1], event_id: [1] }, 'body.event_id is not allowed']
+  ] as const) {
+    const refused = await app.inject({ method: 'POST', url: '/v1/events/get_events', headers: { authorization: pipeline.reader }, payload: body })
+    t.equal(refused.statusCode, 400, JSON.stringify(body).slice(0, 60))
+    t.match(refused.json(), { exception: 'BadRequest', reasons: [reason] })
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/v1/events/get_events', payload: { event_ids: [1000] } })).statusCode, 401)
+})

@@ -38,6 +38,11 @@ export class MongoEvents implements Adapter<EventCollection> {
     return document === null ? null : toEvent(document)
   }
 
+  /** event_no is a unique index: a number asked twice still matches one document. */
+  async findMany(eventNos: readonly number[]): Promise<EventRecord[]> {
+    return (await this.events.find({ event_no: { $in: [...eventNos] } }).toArray()).map(toEvent)
+  }
+
   /** Documents other programs wrote are read here, so their output text is made on read. */
   async page(query: EventPageQuery): Promise<OutputRow[]> {
     const cursor = this.events.find(pageFilter(query), { sort: pageOrder(query.order === 'asc'), limit: query.limit })
