@@ -50,7 +50,13 @@ export function Dashboard({ session, onEnd }: DashboardProps) {
 
   return (
     <div class="shell">
-      <Masthead username={session.username} stream={tracer.stream} staleSince={tracer.staleSince} onLogOut={() => onEnd()} />
+      <Masthead
+        username={session.username}
+        stream={tracer.stream}
+        staleSince={tracer.staleSince}
+        lastFailure={tracer.lastFailure}
+        onLogOut={() => onEnd()}
+      />
       <div class={open === undefined ? 'layout' : 'layout with-panel'}>
         <main class="content" aria-busy={tracer.loading}>
           <section class="toolbar" aria-label="Time window">

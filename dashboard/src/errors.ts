@@ -34,3 +34,17 @@ export function describe(error: unknown): string {
   if (error instanceof TypeError) return 'The service cannot be reached (network error).'
   return error instanceof Error ? error.message : String(error)
 }
+
+/**
+ * Why the service's data cannot be had, as the page can tell it: no answer at all (a network error),
+ * an answer of 503 (the service is up; its store, most often, is not), or of 401 (the service no
+ * longer accepts this session), or another failure, said as `describe` says it.
+ */
+export type Outage = 'unreachable' | 'unavailable' | 'signed-out' | 'failed'
+
+export function outageOf(error: unknown): Outage {
+  if (error instanceof TypeError) return 'unreachable'
+  if (error instanceof ApiError && error.status === 503) return 'unavailable'
+  if (error instanceof SessionEnded || (error instanceof ApiError && error.status === 401)) return 'signed-out'
+  return 'failed'
+}

@@ -2,11 +2,13 @@ import { useLayoutEffect, useRef } from 'preact/hooks'
 import { StaleNotice } from './stale-notice.js'
 import type { StreamState } from './stream.js'
 import { StreamStatus } from './stream-status.js'
+import type { StreamFailure } from './use-tracer.js'
 
 interface MastheadProps {
   username: string
   stream: StreamState
   staleSince: number | undefined
+  lastFailure: StreamFailure | undefined
   onLogOut: () => void
 }
 
@@ -15,7 +17,7 @@ interface MastheadProps {
  * stays in view however far the operator has scrolled. Its height goes to `--masthead-height`, so
  * that the event panel, sticky too, starts below it.
  */
-export function Masthead({ username, stream, staleSince, onLogOut }: MastheadProps) {
+export function Masthead({ username, stream, staleSince, lastFailure, onLogOut }: MastheadProps) {
   const box = useRef<HTMLDivElement>(null)
   useLayoutEffect(() => {
     const element = box.current!
@@ -42,7 +44,9 @@ export function Masthead({ username, stream, staleSince, onLogOut }: MastheadPro
           Log out
         </button>
       </header>
-      {staleSince !== undefined && <StaleNotice since={staleSince} stream={stream} />}
+      {staleSince !== undefined && (
+        <StaleNotice since={staleSince} stream={stream} failure={lastFailure} onLogIn={onLogOut} />
+      )}
     </div>
   )
 }

@@ -1,14 +1,17 @@
 import { createParser } from 'eventsource-parser'
 import type { StreamedTransition, VerdictChange } from './api-types.js'
-import { apiError, describe, SessionEnded } from './errors.js'
+import { apiError, describe, outageOf, SessionEnded, type Outage } from './errors.js'
 
 export const STREAM_PATH = '/v1/event-tracer/stream'
 
 export type StreamState =
   | { kind: 'connecting' }
   | { kind: 'live' }
-  /** Disconnected; the next attempt starts at `retryAt` (ms since the epoch). */
-  | { kind: 'waiting'; retryAt: number; reason: string }
+  /**
+   * Disconnected; the next attempt starts at `retryAt` (ms since the epoch). `outage` is why, in the
+   * kinds the page names (`closed`: the service ended the stream), `reason` the sentence of it.
+   */
+  | { kind: 'waiting'; retryAt: number; reason: string; outage: Outage | 'closed' }
   | { kind: 'stopped' }
 
 const isTransition = (value: unknown): value is StreamedTransition => {
@@ -168,6 +171,7 @@ export class TraceStream {
     for (let attempt = 0; !signal.aborted; ) {
       this.handlers.onState({ kind: 'connecting' })
       let reason: string
+      let outage: Outage | 'closed'
       try {
         const response = await this.deps.fetch(path, { signal, headers: { accept: 'text/event-stream' } })
         if (!response.ok || response.body === null) throw await apiError(response)
@@ -178,6 +182,7 @@ export class TraceStream {
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
         for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) parser.feed(chunk.value)
         reason = 'The stream was closed by the service.'
+        outage = 'closed'
       } catch (error) {
         if (signal.aborted) return
         if (error instanceof SessionEnded) {
@@ -186,10 +191,11 @@ export class TraceStream {
           return
         }
         reason = describe(error)
+        outage = outageOf(error)
       }
       if (signal.aborted) return
       const delay = retryDelay(attempt++, this.deps.random)
-      this.handlers.onState({ kind: 'waiting', retryAt: this.deps.now() + delay, reason })
+      this.handlers.onState({ kind: 'waiting', retryAt: this.deps.now() + delay, reason, outage })
       await this.deps.sleep(delay, signal)
     }
   }

@@ -22,6 +22,8 @@ const LATENCY_DEBOUNCE_MS = 5000
 /** Transitions kept to apply again to a read that was under way when they came. */
 const KEPT_TRANSITIONS = 1000
 
+export type StreamFailure = Extract<StreamState, { kind: 'waiting' }>
+
 export interface Tracer {
   view: WindowView | undefined
   loading: boolean
@@ -32,6 +34,8 @@ export interface Tracer {
    * lost. Undefined while it is current: live, and read again since the stream came back.
    */
   staleSince: number | undefined
+  /** The stream's last failure: while the page is stale, why. */
+  lastFailure: StreamFailure | undefined
   /** Counts the stream's connections: each one means writes may have been missed, so read again. */
   connections: number
   reload: () => void
@@ -53,6 +57,7 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
   const [stream, setStream] = useState<StreamState>({ kind: 'connecting' })
   const [changes, setChanges] = useState<ReadonlyMap<number, number>>(new Map())
   const [staleSince, setStaleSince] = useState<number | undefined>()
+  const [lastFailure, setLastFailure] = useState<StreamFailure | undefined>()
   const [connections, setConnections] = useState(0)
   const live = useRef(false)
   const current = useRef<WindowView | undefined>(undefined)
@@ -174,6 +179,7 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
 
   const onStreamState = (state: StreamState) => {
     setStream(state)
+    if (state.kind === 'waiting') setLastFailure(state)
     if (state.kind !== 'live' && live.current) setStaleSince(Date.now())
     live.current = state.kind === 'live'
   }
@@ -199,5 +205,5 @@ export function useTracer(session: Session, choice: WindowChoice, onSessionEnded
     }
   }, [session])
 
-  return { view, loading, error, stream, staleSince, connections, reload: () => void load(), changes }
+  return { view, loading, error, stream, staleSince, lastFailure, connections, reload: () => void load(), changes }
 }

@@ -4,6 +4,7 @@ import t from 'tap'
 import { listenAgain, stopListening, updateTraceUnheard } from '../fixture.js'
 import { dashboardPage, server, stageCellOf } from './context.js'
 import { pick, STAGES, traceValue } from './pick.js'
+import { shownInside } from './geometry.js'
 
 const STALE_WITHIN_MS = 2000
 const LIVE_AGAIN_WITHIN_MS = 5000
@@ -32,7 +33,7 @@ for (const size of [
   { width: 1440, height: 900 },
   { width: 390, height: 844 }
 ]) {
-  t.test(`${size.width} px: the service stops, the data is marked stale at once with its age, and the page is live within 5 s of its return`, async (t) => {
+  t.test(`${size.width} px: the service stops, the data is marked stale at once with its age and why, and the page is live within 5 s of its return`, async (t) => {
     const { page, problems, report } = await dashboardPage(t, { ...size, serviceStops: true })
     // Restored whatever happens, for the suites that follow.
     t.teardown(async () => {
@@ -57,17 +58,21 @@ for (const size of [
     await notice.waitFor({ timeout: STALE_WITHIN_MS })
     t.ok(Date.now() - stopped < STALE_WITHIN_MS, `marked stale ${Date.now() - stopped} ms after the service stopped`)
     const text = await notice.innerText()
-    const [, from, age] = /Data from (\d\d:\d\d:\d\d) UTC, (\d+) s old/.exec(text) ?? []
+    const [, from, age] = /Since (\d\d:\d\d:\d\d) UTC \((\d+) s ago\)/.exec(text) ?? []
     t.ok(from !== undefined && age !== undefined, `the notice gives the data's time and age: ${text}`)
     const since = (secondOfDay(from!) - secondOfDay(stopped) + 86_400) % 86_400
     t.ok(since <= STALE_WITHIN_MS / 1000, `the data is from when the service stopped (${from} UTC)`)
     const box = (await notice.boundingBox())!
     t.ok(box.y >= 0 && box.y + box.height <= size.height, 'the notice is in view, scrolled as the page is')
+    // The stream may first end as closed; the failed reconnection then says what the page sees.
+    const reason = notice.locator('.stale-reason', { hasText: 'The service cannot be reached.' })
+    await reason.waitFor({ timeout: 5000 })
+    t.ok(await shownInside(reason, notice, size), 'why, in visible words inside the notice: the service cannot be reached')
     t.equal(await page.locator('.data.is-stale').count(), 1, 'the data itself is marked')
     mkdirSync('.tap/screenshots', { recursive: true })
     await page.screenshot({ path: `.tap/screenshots/dashboard-stale-${size.width}.png` })
-    await notice.filter({ hasNotText: `, ${age} s old` }).waitFor({ timeout: 3000 })
-    const older = /, (\d+) s old/.exec(await notice.innerText())?.[1]
+    await notice.filter({ hasNotText: `(${age} s ago)` }).waitFor({ timeout: 3000 })
+    const older = /\((\d+) s ago\)/.exec(await notice.innerText())?.[1]
     t.ok(Number(older) > Number(age), `the age is kept current: ${age} s, then ${older} s`)
 
     // Written while nobody can hear: no stream carries it, so only reading again shows it.
