@@ -3,6 +3,7 @@ import { buildApp } from './app.js'
 import { prepareStore } from './bootstrap.js'
 import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
 import { CliError } from './cli/cli-error.js'
+import { cannotListen, type HeldAddress } from './cli/listen-address.js'
 import { ConfigError, type Config } from './config.js'
 import type { ResolvedSecret } from './secret.js'
 import type { ConfigurationConflictError } from './store/configuration.js'
@@ -12,9 +13,10 @@ import type { Store } from './store/port.js'
 /**
  * Opens the store, listens, and closes gracefully on SIGTERM or SIGINT. A MongoDB store that does
  * not answer yet does not hold the listening up: the server is live but not ready until it does.
- * The single server of WORKERS=1 and each worker of several run this alike.
+ * The single server of WORKERS=1 and each worker of several run this alike. `address` is HOST:PORT,
+ * held since before anything was written; it is released just before the server listens there.
  */
-export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret) {
+export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret, address: HeldAddress) {
   const announce = (line: string) => void process.stdout.write(line + '\n')
   const prepare = storePreparedByPrimary(config) ? async () => {} : (store: Store) => prepareStore(store, config, announce)
   // Retries while the database does not answer: to standard error, then warnings in the app's log.
@@ -59,6 +61,7 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
     if (!closing) graceful.close()
   })
   try {
+    await address.release()
     await app.listen({ port: config.PORT, host: config.HOST })
   } catch (error) {
     // A server that cannot listen ends here, with a status a supervisor acts on: no graceful close
@@ -68,20 +71,4 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
     throw new CliError(cannotListen(config, error))
   }
   return app
-}
-
-/** One line that says where the server tried to listen and why it could not. */
-function cannotListen(config: Config, error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code
-  const why = code === undefined ? undefined : LISTEN_FAILURES[code]
-  const address = `${config.HOST}:${config.PORT}`
-  return `cannot listen on ${address}: ${why ?? (error instanceof Error ? error.message : String(error))}${code === undefined ? '' : ` (${code})`}`
-}
-
-const LISTEN_FAILURES: Record<string, string> = {
-  EADDRINUSE: 'another process listens on that port already',
-  EADDRNOTAVAIL: 'no network interface of this machine has that address',
-  EACCES: 'not permitted (a port below 1024 needs privileges)',
-  ENOTFOUND: 'HOST is not a name this machine can resolve',
-  EAI_AGAIN: 'HOST could not be resolved now (the name service did not answer)'
 }

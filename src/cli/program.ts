@@ -1,9 +1,7 @@
 import { Command, CommanderError } from 'commander'
 import { writeFileSync } from 'node:fs'
-import { becomesPrimary } from '../cluster/roles.js'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError } from '../config.js'
 import { packageVersion } from '../package-info.js'
-import { resolveJwtSecret } from '../secret.js'
 import { auditCommand } from './audit.js'
 import { CliError } from './cli-error.js'
 import { AUDIT_EXIT, usageErrorsExitWith, type CommandOutcome } from './exit-status.js'
@@ -25,16 +23,9 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
     .command('serve')
     .description('serve the HTTP API (configured by the environment; see README)')
     .action(async () => {
-      // A bad configuration stops start-up before the service's modules are even loaded.
-      const config = loadConfig(io.env)
-      const secret = resolveJwtSecret(config)
       // Loaded on demand, like `openapi` below, so that the other commands start in a blink.
-      if (becomesPrimary(config)) {
-        const { runPrimary } = await import('../cluster/primary.js')
-        return runPrimary(config, secret)
-      }
-      const { startServer } = await import('../server.js')
-      await startServer(config, secret)
+      const { serve } = await import('./serve.js')
+      await serve(io.env)
     })
 
   program.addCommand(usersCommand(io))

@@ -1,5 +1,6 @@
 import { pino } from 'pino'
 import { prepareStore } from '../bootstrap.js'
+import type { HeldAddress } from '../cli/listen-address.js'
 import type { Config } from '../config.js'
 import type { ResolvedSecret } from '../secret.js'
 import { openStore } from '../store/open.js'
@@ -10,9 +11,10 @@ import { WorkerPool } from './pool.js'
  * has resolved the JWT secret file; a SQLite store is opened, migrated and given its first admin
  * and demo data here, then closed), then becomes the primary of WORKERS server processes sharing
  * its port, each running what a single `serve` runs. It restarts a worker that dies, and on SIGTERM
- * or SIGINT drains them all and exits.
+ * or SIGINT drains them all and exits. `address`, held since before anything was written, is
+ * released just before the workers start: they listen on the port through this process.
  */
-export async function runPrimary(config: Config, { generatedFile }: ResolvedSecret): Promise<void> {
+export async function runPrimary(config: Config, { generatedFile }: ResolvedSecret, address: HeldAddress): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL })
   if (config.TRACER_STORE === 'sqlite') await prepareSqliteStore(config)
   if (generatedFile !== undefined) {
@@ -32,6 +34,10 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
       pool.stop()
     })
   }
+  // Between this and the first worker's listen (its start-up, under a second) another process
+  // could take the port: the workers then fail to listen and the service stops, as it did before
+  // this check. Holding the socket on would make the workers' own bind fail.
+  await address.release()
   pool.start()
   void pool.finished.then((status) => process.exit(status))
 }

@@ -60,7 +60,8 @@ t.test('a bad configuration value stops start-up with one line naming it', async
 })
 
 t.test('production refuses to start without JWT_SECRET', async (t) => {
-  const result = await runCli(['serve'], { NODE_ENV: 'production', TRACER_DB: join(t.testdir(), 'tracer.sqlite') })
+  // PORT=0: a start checks that it can listen first, and a server on 8000 must not decide this test.
+  const result = await runCli(['serve'], { NODE_ENV: 'production', TRACER_DB: join(t.testdir(), 'tracer.sqlite'), PORT: '0' })
   t.equal(result.status, 1)
   t.equal(result.stderr.trim(), 'tracer: Invalid configuration: JWT_SECRET is required when NODE_ENV=production')
 })

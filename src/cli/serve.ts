@@ -1,0 +1,27 @@
+import { becomesPrimary } from '../cluster/roles.js'
+import { loadConfig } from '../config.js'
+import { resolveJwtSecret } from '../secret.js'
+import { holdListenAddress } from './listen-address.js'
+
+/**
+ * `tracer serve`: checks the configuration, then that the server can listen, and only then writes
+ * anything (the generated secret, the store), so that a start that cannot serve leaves nothing.
+ */
+export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
+  // A bad configuration stops start-up before the service's modules are even loaded.
+  const config = loadConfig(env)
+  const address = await holdListenAddress(config)
+  try {
+    const secret = resolveJwtSecret(config)
+    // Loaded on demand, so that the other commands start in a blink.
+    if (becomesPrimary(config)) {
+      const { runPrimary } = await import('../cluster/primary.js')
+      return await runPrimary(config, secret, address)
+    }
+    const { startServer } = await import('../server.js')
+    await startServer(config, secret, address)
+  } finally {
+    // Released by now unless the start failed before it listened.
+    await address.release()
+  }
+}
