@@ -34,7 +34,7 @@ interface Details {
 
 const REREAD_DEBOUNCE_MS = 300
 
-/** One event: its verdict and findings, each site's stages, datatrail and heartbeats, and its history. */
+/** One event: its verdict, each site's stages, the findings, datatrail and heartbeats, and its history. */
 export function EventPanel({ session, eventNo, row, changes, connections, onClose, onSessionEnded }: EventPanelProps) {
   const [details, setDetails] = useState<Details | undefined>()
   const [error, setError] = useState<string | undefined>()
@@ -103,8 +103,9 @@ export function EventPanel({ session, eventNo, row, changes, connections, onClos
         error === undefined && <p class="muted">Reading the event…</p>
       ) : (
         <>
-          <Findings findings={shown.audit.findings} />
+          {/* What is wrong where first; the findings (there may be a dozen) say why. */}
           <SiteStages audit={shown.audit} status={shown.status} />
+          <Findings findings={shown.audit.findings} />
           <Datatrail audit={shown.audit} status={shown.status} />
           <Heartbeats status={shown.status} total={shown.heartbeatTotal} />
           <Timeline history={shown.history} />

@@ -1,7 +1,9 @@
+import { mkdirSync } from 'node:fs'
 import t from 'tap'
 import type { AuditedEvent, TraceHistory } from '../page-types.js'
 import { updateTrace } from '../fixture.js'
 import { dashboardPage, focusedCell, server, stageCellOf } from './context.js'
+import { boxesOf, within } from './geometry.js'
 import { apiGet, pick, STAGES, statusOf, traceValue } from './pick.js'
 
 t.test('an event’s panel: its status, findings and history; Escape closes it and gives the focus back', async (t) => {
@@ -39,4 +41,44 @@ t.test('an event’s panel: its status, findings and history; Escape closes it a
   await page.keyboard.press('Escape')
   await panel.waitFor({ state: 'detached' })
   t.equal(await focusedCell(page), `${event.event_no}:event`, 'the focus is back where it was')
+})
+
+t.test('1440 px: the open panel covers nothing of the page, fits its own tables, and leads with the stages', async (t) => {
+  const size = { width: 1440, height: 900 }
+  const { page, report } = await dashboardPage(t, size)
+  // The widest panel the window has: the most sites, with heartbeats when there are some.
+  const candidates = await Promise.all(report.events.map(async (event) => ({ event, status: await statusOf(event.event_no) })))
+  const weight = ({ event, status }: (typeof candidates)[number]) => event.sites.length * 10 + Math.min(status.heartbeats.length, 9)
+  const { event } = candidates.reduce((best, candidate) => (weight(candidate) > weight(best) ? candidate : best))
+  await page.locator(`[data-cell="${event.event_no}:event"]`).click()
+  const panel = page.getByRole('complementary', { name: `Event ${event.event_no}` })
+  await panel.getByRole('heading', { name: /^History/ }).waitFor()
+  await page.locator('.latency').scrollIntoViewIfNeeded()
+
+  const panelBox = (await panel.boundingBox())!
+  const content = (await page.locator('main.content').boundingBox())!
+  t.ok(content.x + content.width <= panelBox.x + 0.5, `the content ends (${content.x + content.width} px) where the panel begins (${panelBox.x} px)`)
+  const underPanel = (await boxesOf(page, 'main.content :is(.toolbar, .summary, .legend, .grid-frame, .latency-figure, .latency-table th, .latency-table td)'))
+    .filter((box) => box.width > 0 && !within(box, content))
+    .map((box) => box.what)
+  t.strictSame(underPanel, [], 'the toolbar, filters, legend, grid and every cell of the stage-latency table lie inside the content, none under the panel')
+  const latencyFrame = (await page.locator('.latency .table-frame').boundingBox())!
+  const clipped = (await boxesOf(page, '.latency-table :is(th, td)')).filter((box) => !within(box, latencyFrame)).map((box) => box.what)
+  t.strictSame(clipped, [], 'the stage-latency table shows every column: none scrolled out of its frame')
+
+  const inner = await panel.evaluate((element) => ({ left: element.getBoundingClientRect().left, width: element.clientWidth }))
+  const panelInner = { x: inner.left, y: -1e9, width: inner.width, height: 2e9 }
+  const cut = (await boxesOf(page, '.panel table :is(th, td)')).filter((box) => !within(box, panelInner)).map((box) => box.what)
+  t.ok((await page.locator('.panel table td').count()) > 0, 'the panel has its tables')
+  t.strictSame(cut, [], 'every cell of the panel’s tables lies within the panel: none cut off at its edge')
+
+  const order = await panel.evaluate((element) => {
+    const stages = element.querySelector('#sites-title')
+    const findings = element.querySelector('#findings-title')
+    // 4: Node.DOCUMENT_POSITION_FOLLOWING
+    return stages !== null && findings !== null && (stages.compareDocumentPosition(findings) & 4) !== 0
+  })
+  t.ok(order, 'the stages (what is wrong where) come before the findings')
+  mkdirSync('.tap/screenshots', { recursive: true })
+  await page.screenshot({ path: '.tap/screenshots/dashboard-panel-1440.png' })
 })
