@@ -91,3 +91,37 @@ t.test('1440 px: the grid, not the cards', async (t) => {
   t.equal(await page.getByRole('grid').count(), 1, 'the grid')
   t.equal(await page.getByRole('list', { name: /^Events of the window/ }).count(), 0, 'no list of cards')
 })
+
+/** The folded legend's distance from its top to the first card's: what it takes before the events. */
+const LEGEND_FOLDED_AT_MOST_PX = 40
+
+t.test('390 px: the legend folds under one line, closed, so the first card follows it; it opens on a tap', async (t) => {
+  const { page } = await dashboardPage(t, PHONE)
+  const legend = page.locator('details.legend')
+  const summary = legend.locator('summary')
+  const firstCard = page.locator('.event-card').first()
+  t.equal(await legend.evaluate((element) => element.hasAttribute('open')), false, 'closed at first')
+  t.ok(await summary.isVisible(), `its line says what it holds: ${await summary.innerText()}`)
+  t.equal(await legend.locator('dd').first().isVisible(), false, 'the meanings are folded away')
+  const [top, card] = await Promise.all([legend.boundingBox(), firstCard.boundingBox()])
+  t.ok(card!.y - top!.y <= LEGEND_FOLDED_AT_MOST_PX, `the first card starts ${card!.y - top!.y} px below the legend’s top`)
+
+  await summary.click()
+  const meanings = legend.locator('dd')
+  t.equal(await meanings.count(), 4, 'four states')
+  t.ok(await meanings.last().isVisible(), 'a tap shows what each colour means')
+  t.ok((await firstCard.boundingBox())!.y > card!.y, 'and the cards make room for it')
+  await page.screenshot({ path: '.tap/screenshots/dashboard-phone-legend.png' })
+  await summary.click()
+  t.equal(await meanings.first().isVisible(), false, 'a second tap folds it again')
+})
+
+t.test('1440 px: the legend is open, a line of the page rather than a control', async (t) => {
+  const { page } = await dashboardPage(t)
+  const legend = page.locator('details.legend')
+  t.equal(await legend.evaluate((element) => element.hasAttribute('open')), true, 'open')
+  t.equal(await legend.locator('summary').isVisible(), false, 'no line to open it')
+  const meanings = await legend.locator('dd').evaluateAll((elements) => elements.map((element) => element.textContent))
+  t.equal(meanings.length, 4, `each state’s meaning shows: ${meanings.join('; ')}`)
+  t.ok(await legend.locator('dd').last().isVisible(), 'in view')
+})
