@@ -4,6 +4,7 @@ import { prepareStore } from './bootstrap.js'
 import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
 import { CliError } from './cli/cli-error.js'
 import { cannotListen, type HeldAddress } from './cli/listen-address.js'
+import { storeFailure } from './cli/start-failures.js'
 import { ConfigError, type Config } from './config.js'
 import type { ResolvedSecret } from './secret.js'
 import type { ConfigurationConflictError } from './store/configuration.js'
@@ -31,6 +32,10 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
     prepare,
     notify: announce,
     lost: (error) => lost(error)
+  }).catch((error: unknown) => {
+    // A folder that cannot be made, a file this user may not write: one line, as for a bad setting.
+    // A worker exits with 1 and is restarted, not stopping the service: its primary could open this store.
+    throw storeFailure(config, error)
   })
   // Bad credentials, data that breaks a unique index, a live instance with other settings: waiting will not help, so stop, saying why.
   connected.catch((error: unknown) => {

@@ -1,7 +1,8 @@
 import { becomesPrimary } from '../cluster/roles.js'
-import { loadConfig } from '../config.js'
-import { resolveJwtSecret } from '../secret.js'
+import { loadConfig, type Config } from '../config.js'
+import { resolveJwtSecret, type ResolvedSecret } from '../secret.js'
 import { holdListenAddress } from './listen-address.js'
+import { secretFailure } from './start-failures.js'
 
 /**
  * `tracer serve`: checks the configuration, then that the server can listen, and only then writes
@@ -12,7 +13,7 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const config = loadConfig(env)
   const address = await holdListenAddress(config)
   try {
-    const secret = resolveJwtSecret(config)
+    const secret = jwtSecret(config)
     // Loaded on demand, so that the other commands start in a blink.
     if (becomesPrimary(config)) {
       const { runPrimary } = await import('../cluster/primary.js')
@@ -23,5 +24,13 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   } finally {
     // Released by now unless the start failed before it listened.
     await address.release()
+  }
+}
+
+function jwtSecret(config: Config): ResolvedSecret {
+  try {
+    return resolveJwtSecret(config)
+  } catch (error) {
+    throw secretFailure(error)
   }
 }

@@ -1,6 +1,7 @@
 import { pino } from 'pino'
 import { prepareStore } from '../bootstrap.js'
 import type { HeldAddress } from '../cli/listen-address.js'
+import { storeFailure } from '../cli/start-failures.js'
 import type { Config } from '../config.js'
 import type { ResolvedSecret } from '../secret.js'
 import { openStore } from '../store/open.js'
@@ -44,10 +45,14 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
 
 /** What a single server does before it listens, done once so that the workers find it done. */
 async function prepareSqliteStore(config: Config): Promise<void> {
-  const store = await openStore(config, { whenMissing: 'create-for-demo' })
   try {
-    await prepareStore(store, config, (line) => void process.stdout.write(line + '\n'))
-  } finally {
-    await store.close()
+    const store = await openStore(config, { whenMissing: 'create-for-demo' })
+    try {
+      await prepareStore(store, config, (line) => void process.stdout.write(line + '\n'))
+    } finally {
+      await store.close()
+    }
+  } catch (error) {
+    throw storeFailure(config, error)
   }
 }
