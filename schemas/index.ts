@@ -31,7 +31,7 @@ import {
   eventInputSchema,
   eventPageSchema,
   eventSchema,
-  eventsByNumberSchema,
+  eventBatchSchema,
   UpsertResultSchema
 } from './events.js'
 import { HeartbeatReceivedSchema, heartbeatInputSchema, heartbeatSchema, HeartbeatSentSchema } from './heartbeats.js'
@@ -68,7 +68,7 @@ export function sharedSchemas(sites: Sites): TSchema[] {
     eventInputSchema(sites),
     eventPageSchema(sites),
     EventBatchRequestSchema,
-    eventsByNumberSchema(sites),
+    eventBatchSchema(sites),
     UpsertResultSchema,
     LargerDatasetSchema,
     DatatrailMemberSchema,

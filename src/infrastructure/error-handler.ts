@@ -55,16 +55,19 @@ async function errorHandler(fastify: FastifyInstance) {
     }
   })
 
-  /** 405 with Allow when the path is some route's, for other methods; else 404. */
+  /**
+   * 405 with Allow when the path is some route's, for other methods; else 404. A path that a route
+   * of this very method has the shape of is 404 whatever other methods have there: it names nothing
+   * that route has (a docs file that is not there; `GET /v1/events/get_events`, no event called so).
+   */
   const unmatched = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?', 1)[0] ?? '/'
+    const ownShape = routes.find(request.method as HTTPMethod, path) !== null
     const allowed = METHODS.filter((method) => {
       const found = routes.find(method, path)
       return found !== null && fits(found.params, (found.store as { numeric: readonly string[] }).numeric)
     })
-    // A route of this very method matched (a wildcard, such as the docs' static files) and found
-    // nothing: that is a 404, not a wrong method.
-    if (allowed.length > 0 && !allowed.includes(request.method as HTTPMethod)) {
+    if (!ownShape && allowed.length > 0) {
       reply.header('allow', allowed.join(', '))
       return send(
         reply,
