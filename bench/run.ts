@@ -7,6 +7,7 @@ import { fullYearRss, type FullYearResult } from './full-year.js'
 import { readBaseline } from './baseline.js'
 import { fairShares, type FairSharesResult } from './fair-shares.js'
 import { slowReaders, type SlowReadersResult } from './slow-readers.js'
+import { longHistory, type LongHistoryResult } from './long-history.js'
 import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
 import { machine } from './machine.js'
 import { readMemory, type MemoryBreakdown } from './memory.js'
@@ -35,8 +36,8 @@ const FULL_YEAR_RUNS = 3
  * report goes to standard output only, leaving bench/results/latest.md as the last full run wrote it.
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
-/** Measurements on services and stores of their own (issue 28), which BENCH_ONLY may also name. */
-const MEASUREMENTS = ['slow-readers', 'fair-shares']
+/** Measurements on services and stores of their own (issues 28 and 29), which BENCH_ONLY may also name. */
+const MEASUREMENTS = ['slow-readers', 'fair-shares', 'long-history']
 const measures = (id: string) => ONLY === undefined || ONLY.includes(id)
 /**
  * A full run writes latest.md and the README's block, after profiling each scenario behind a missed
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
   const fullYearAudit: FullYearResult[] = []
   let slowReadersResult: SlowReadersResult | undefined
   let fairSharesResult: FairSharesResult | undefined
+  let longHistoryResult: LongHistoryResult | undefined
   let list: Scenario[]
   try {
     service = await bench.startService()
@@ -144,6 +146,11 @@ async function main(): Promise<void> {
       const rounds = fairSharesResult.rounds.map(({ alone, withStreams }) => `${Math.round(withStreams)} of ${Math.round(alone)}/s`).join(', ')
       log(`fair shares: update-trace beside 1,000 streams ${rounds}; median ${(fairSharesResult.ratio * 100).toFixed(0)}%`)
     }
+    if (measures('long-history')) {
+      longHistoryResult = await longHistory()
+      const { healthP95Ms, partsBeside, parts, partMaxMs } = longHistoryResult
+      log(`history of a 1,000,000-transition event: /health p95 ${healthP95Ms.toFixed(1)} ms beside ten readers (${partsBeside} parts); a walk alone, ${parts} parts, the slowest ${partMaxMs.toFixed(1)} ms`)
+    }
   } finally {
     await service?.stop()
     await bare?.stop()
@@ -155,7 +162,11 @@ async function main(): Promise<void> {
   const summaries = list.map((scenario) =>
     summarise(scenario, results.get(scenario.id)!, scenario.id.startsWith('verify') ? bareRounds : undefined, scenario.id === 'update-trace' ? writes : [])
   )
-  const moved = { ...(slowReadersResult === undefined ? {} : { slowReaders: slowReadersResult }), ...(fairSharesResult === undefined ? {} : { fairShares: fairSharesResult }) }
+  const moved = {
+    ...(slowReadersResult === undefined ? {} : { slowReaders: slowReadersResult }),
+    ...(fairSharesResult === undefined ? {} : { fairShares: fairSharesResult }),
+    ...(longHistoryResult === undefined ? {} : { longHistory: longHistoryResult })
+  }
   const verdicts = judgeTargets({ summaries, fullYear, fullYearAudit, store: bench.store, ...moved, ...(BASELINE === undefined ? {} : { baseline: BASELINE }) })
   const evidence: Evidence = {
     profiles: WRITE ? await profileMisses(bench, verdicts) : new Map<string, CpuCost>(),

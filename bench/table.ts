@@ -8,6 +8,7 @@ import type { BaselineRun } from './baseline.js'
 import type { ScenarioSummary } from './summary.js'
 import type { FairSharesResult } from './fair-shares.js'
 import type { SlowReadersResult } from './slow-readers.js'
+import type { LongHistoryResult } from './long-history.js'
 import { largestIncrease, p99TargetOf, TARGETS, type TargetKey, type Verdict } from './targets.js'
 import { whySection, type Evidence } from './why.js'
 
@@ -33,6 +34,8 @@ export interface ReportInput {
   /** The bounds that moved here from the process tests (issue 28), when measured. */
   slowReaders?: SlowReadersResult
   fairShares?: FairSharesResult
+  /** Issue 29's measurement on a store of its own, when measured. */
+  longHistory?: LongHistoryResult
 }
 
 /** The whole Markdown report: facts, the table with each target beside its value, the verdicts and why each miss is one. */
@@ -147,7 +150,7 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
     ...whySection(verdicts, evidence)
   )
   // The rounds themselves, so a reader can see how much the machine's noise moved each number
-  // (none in a run of the measurements of their own alone: BENCH_ONLY=slow-readers,fair-shares).
+  // (none in a run of the measurements of their own alone: BENCH_ONLY=slow-readers,fair-shares,long-history).
   if (input.summaries.length > 0) {
     lines.push('## Rounds (req/s, p99 ms)', '', `| Scenario | ${input.summaries[0]!.rounds.map((_, i) => `Round ${i + 1}`).join(' | ')} |`)
     lines.push(`| --- | ${input.summaries[0]!.rounds.map(() => '---:').join(' | ')} |`)

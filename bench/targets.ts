@@ -5,6 +5,7 @@ import type { BaselineRun } from './baseline.js'
 import type { ScenarioSummary } from './summary.js'
 import type { FairSharesResult } from './fair-shares.js'
 import type { SlowReadersResult } from './slow-readers.js'
+import type { LongHistoryResult } from './long-history.js'
 
 /** The targets of issues 5 and 13 (13 raised verify's and lowered the memory's, and added the audit's). */
 export const TARGETS = {
@@ -25,7 +26,10 @@ export const TARGETS = {
   seedSeconds: 60,
   /** Issue 28: from the process tests, where a busy machine made them fail (the values they judged there). */
   slowReadersRssGrowthMb: 50,
-  writesBesideStreams: 0.5
+  writesBesideStreams: 0.5,
+  /** Issue 29: one event's history of 1,000,000 transitions, read by ten clients, then walked whole alone. */
+  longHistoryHealthP95Ms: 100,
+  longHistoryPartMs: 100
 } as const
 
 export type TargetKey = keyof typeof TARGETS
@@ -57,6 +61,8 @@ export interface TargetInput {
   slowReaders?: SlowReadersResult
   /** update-trace beside 1,000 live streams against alone. */
   fairShares?: FairSharesResult
+  /** /health beside ten readers of a 1,000,000-transition history, and each part of a walk of it. */
+  longHistory?: LongHistoryResult
 }
 
 /** The p99 targets, by the scenario each is judged on. */
@@ -218,6 +224,27 @@ export function judgeTargets(input: TargetInput): Verdict[] {
       measured: ratio,
       goal: `≥ ${pct(limit)}`,
       met: ratio >= limit
+    })
+  }
+  if (input.longHistory !== undefined) {
+    const { healthP95Ms, healthMaxMs, partsBeside, partMaxMs, partP50Ms, parts, transitions } = input.longHistory
+    verdicts.push({
+      target: 'longHistoryHealthP95Ms',
+      what: `/health p95 while ten clients read the history of a ${grouped(transitions)}-transition event (${grouped(partsBeside)} parts; max ${ms(healthMaxMs)} ms)`,
+      figure: ms(healthP95Ms, TARGETS.longHistoryHealthP95Ms),
+      unit: ' ms',
+      measured: healthP95Ms,
+      goal: `< ${TARGETS.longHistoryHealthP95Ms} ms`,
+      met: healthP95Ms < TARGETS.longHistoryHealthP95Ms
+    })
+    verdicts.push({
+      target: 'longHistoryPartMs',
+      what: `slowest of the ${grouped(parts)} parts of a walk of that history by its links, alone (median ${ms(partP50Ms)} ms)`,
+      figure: ms(partMaxMs, TARGETS.longHistoryPartMs),
+      unit: ' ms',
+      measured: partMaxMs,
+      goal: `< ${TARGETS.longHistoryPartMs} ms`,
+      met: partMaxMs < TARGETS.longHistoryPartMs
     })
   }
   const seed = input.store.seedSeconds

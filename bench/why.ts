@@ -46,6 +46,8 @@ const SLOW_READERS_WHY =
   'Not profiled: the peak is garbage the collector had not taken yet when it was sampled, which other work on the machine moves; what the stalled clients hold is bounded by test/process/slow-clients.test.ts.'
 const FAIR_SHARES_WHY =
   "Not profiled: a ratio of two loads on cores shared with the streams' reader process and autocannon; `node dist/bench/profile.js update-trace` shows what a write costs."
+const LONG_HISTORY_WHY =
+  'Not profiled: each part is a bounded read (test/tracer/long-history.ts counts it); `node dist/bench/profile.js` of a history scenario, or the service’s log of slow requests, shows where the time went.'
 
 /** The section of latest.md: one entry per missed target. */
 export function whySection(verdicts: Verdict[], evidence: Evidence): string[] {
@@ -82,6 +84,7 @@ function entry(verdict: Verdict, evidence: Evidence): string[] {
   }
   if (verdict.target === 'slowReadersRssGrowthMb') return [`${head} ${SLOW_READERS_WHY}`]
   if (verdict.target === 'writesBesideStreams') return [`${head} ${FAIR_SHARES_WHY}`]
+  if (verdict.target === 'longHistoryHealthP95Ms' || verdict.target === 'longHistoryPartMs') return [`${head} ${LONG_HISTORY_WHY}`]
   return [`${head} Seeding is the \`tracer seed\` command's work when the store is made, not the service's: the bench does not profile it.`]
 }
 
@@ -131,5 +134,6 @@ export function shortWhy(verdict: Verdict, evidence: Evidence): string {
   if (verdict.target === 'lostUpdates') return `${head} a durability fault, not a cost.`
   if (verdict.target === 'slowReadersRssGrowthMb') return `${head} ${SLOW_READERS_WHY}`
   if (verdict.target === 'writesBesideStreams') return `${head} ${FAIR_SHARES_WHY}`
+  if (verdict.target === 'longHistoryHealthP95Ms' || verdict.target === 'longHistoryPartMs') return `${head} ${LONG_HISTORY_WHY}`
   return `${head} the \`tracer seed\` command's time, not profiled by the bench.`
 }

@@ -94,6 +94,17 @@ export function reportInput(summaries: ScenarioSummary[], overrides: Partial<Rep
       ratio: 0.7,
       readBytes: 12_000_000
     },
+    longHistory: {
+      transitions: 1_000_000,
+      healthP95Ms: 12.4,
+      healthMaxMs: 31.2,
+      healthAnswers: 400,
+      partsBeside: 5200,
+      statusesBeside: { 200: 5200 },
+      parts: 1001,
+      partMaxMs: 18.3,
+      partP50Ms: 4.1
+    },
     ...overrides
   }
 }

@@ -30,7 +30,9 @@ t.test('a full run judges every target, and the README block has a row for each'
     '| full-year baseband-callbacks RSS increase (largest of the runs): < 50 MB | 21.0 MB | ✓ met |',
     '| seeding: < 60 s | 17.0 s | ✓ met |',
     '| RSS growth while 100 clients that never read a year of baseband callbacks hold 32 slots until dropped (80 → 111 MB): < 50 MB | 31.0 MB | ✓ met |',
-    '| update-trace beside 1,000 live streams that read, against alone, median of 3 rounds (700 of 1,000/s; 600 of 1,000/s; 800 of 1,000/s): ≥ 50% | 70% | ✓ met |'
+    '| update-trace beside 1,000 live streams that read, against alone, median of 3 rounds (700 of 1,000/s; 600 of 1,000/s; 800 of 1,000/s): ≥ 50% | 70% | ✓ met |',
+    '| /health p95 while ten clients read the history of a 1,000,000-transition event (5,200 parts; max 31.2 ms): < 100 ms | 12.4 ms | ✓ met |',
+    '| slowest of the 1,001 parts of a walk of that history by its links, alone (median 4.10 ms): < 100 ms | 18.3 ms | ✓ met |'
   ]) {
     t.match(block, row)
   }
@@ -68,6 +70,22 @@ t.test('the bounds moved from the process tests are judged as the tests judged t
   const report = renderReport(input, judgeTargets(input), nothing)
   t.match(report, /RSS growth while 100 clients .*: 50\.0 MB \(target < 50 MB\)\.\*\* Not profiled/)
   t.match(report, /update-trace beside 1,000 live streams .*: 42% \(target ≥ 50%\)\.\*\* Not profiled/)
+})
+
+t.test('the history of a 1,000,000-transition event is judged: /health p95 beside ten readers, and the slowest part of a walk, each under 100 ms', async (t) => {
+  const base = reportInput(allMet())
+  const input = reportInput(allMet(), { longHistory: { ...base.longHistory!, healthP95Ms: 1500, partMaxMs: 240 } })
+  const missed = judgeTargets(input).filter((verdict) => !verdict.met)
+  t.strictSame(
+    missed.map((verdict) => [verdict.target, verdict.figure]),
+    [
+      ['longHistoryHealthP95Ms', '1500.0'],
+      ['longHistoryPartMs', '240.0']
+    ]
+  )
+  const report = renderReport(input, judgeTargets(input), nothing)
+  t.match(report, /\/health p95 while ten clients read the history .*: 1500.0 ms \(target < 100 ms\)\.\*\* Not profiled: each part is a bounded read/)
+  t.match(renderReadmeBlock(reportInput(allMet(), { longHistory: undefined, only: ['bare'] }), [], nothing), '| `longHistoryPartMs` | not measured (partial run) | – |')
 })
 
 t.test('the scenarios profiled are those behind missed latency and rate targets, each once', async (t) => {
