@@ -1,7 +1,7 @@
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { prepareStore } from './bootstrap.js'
-import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
+import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, exitSaying, isWorker, storePreparedByPrimary, storeUnusableExitCode } from './cluster/roles.js'
 import { CliError } from './cli/cli-error.js'
 import { cannotListen, type HeldAddress } from './cli/listen-address.js'
 import { storeFailure } from './cli/start-failures.js'
@@ -23,10 +23,7 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   // Retries while the database does not answer: to standard error, then warnings in the app's log.
   let warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`)
   // Another instance took the store over with other settings while this one was suspended past its lease.
-  let lost: (error: ConfigurationConflictError) => void = (error) => {
-    process.stderr.write(`tracer: ${error.message}\n`)
-    process.exit(storeUnusableExitCode())
-  }
+  let lost: (error: ConfigurationConflictError) => void = (error) => exitSaying(`tracer: ${error.message}\n`, storeUnusableExitCode())
   const { store, connected } = await openStoreForServing(config, {
     log: (message) => warn(message),
     prepare,
@@ -40,16 +37,14 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   // Bad credentials, data that breaks a unique index, a live instance with other settings: waiting will not help, so stop, saying why.
   connected.catch((error: unknown) => {
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')
-    process.stderr.write(error instanceof ConfigError ? `tracer: ${reason}\n` : `tracer: cannot use the ${config.TRACER_STORE} store: ${reason}\n`)
-    process.exit(storeUnusableExitCode())
+    exitSaying(error instanceof ConfigError ? `tracer: ${reason}\n` : `tracer: cannot use the ${config.TRACER_STORE} store: ${reason}\n`, storeUnusableExitCode())
   })
 
   const app = await buildApp({ config: { ...config, JWT_SECRET: secret }, store })
   warn = (message) => app.log.warn(message)
   lost = (error) => {
     app.log.error(error.message)
-    process.stderr.write(`tracer: ${error.message}\n`)
-    void app.close().finally(() => process.exit(storeUnusableExitCode()))
+    void app.close().finally(() => exitSaying(`tracer: ${error.message}\n`, storeUnusableExitCode()))
   }
   // Several workers: the primary has said it once.
   if (generatedFile !== undefined && !isWorker) {

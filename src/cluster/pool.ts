@@ -1,7 +1,7 @@
 import cluster, { type Address, type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
 import { quickDeathsAfter, restartDelayMs } from './restarts.js'
-import { CLOSE_GRACE_MS, DRAIN_MESSAGE, STORE_UNUSABLE_EXIT_CODE } from './roles.js'
+import { CLOSE_GRACE_MS, DRAIN_MESSAGE, FATAL_HEARD, isFatalLine, STORE_UNUSABLE_EXIT_CODE } from './roles.js'
 
 /** How long the workers may take to drain: their own grace, and a margin for their exit. */
 export const DRAIN_BOUND_MS = CLOSE_GRACE_MS + 2_000
@@ -32,6 +32,8 @@ export class WorkerPool {
   private stopping = false
   private status = 0
   private deadline?: NodeJS.Timeout
+  /** What workers said before they exited (roles.ts exitSaying), each printed once. */
+  private readonly said = new Set<string>()
 
   constructor(
     count: number,
@@ -98,6 +100,12 @@ export class WorkerPool {
         this.starting = false
         this.log.info({ workers: this.slots.length }, 'every worker is listening')
       }
+    })
+    worker.on('message', (message: unknown) => {
+      if (!isFatalLine(message)) return
+      if (!this.said.has(message.text)) process.stderr.write(message.text)
+      this.said.add(message.text)
+      if (worker.isConnected()) worker.send(FATAL_HEARD)
     })
     // The channel to a worker that died mid-send: its exit, which follows, is what matters.
     worker.on('error', (err: Error) => this.log.warn({ worker: slot.number, workerPid: pid, err }, 'worker channel error'))

@@ -6,6 +6,10 @@ import type { Config } from '../config.js'
 /** What the primary sends a worker to have it close as a single server closes on SIGTERM. */
 export const DRAIN_MESSAGE = 'frb-tracer:drain'
 
+/** What a worker sends its primary to have it print why the worker cannot serve; the primary answers FATAL_HEARD. */
+export const FATAL_LINE = 'frb-tracer:fatal-line'
+export const FATAL_HEARD = 'frb-tracer:fatal-heard'
+
 /** How long a closing server lets in-flight requests finish before it exits anyway. */
 export const CLOSE_GRACE_MS = 10_000
 
@@ -42,4 +46,31 @@ export function closeWhenPrimaryAsks(close: () => void): void {
   process.on('message', (message) => {
     if (message === DRAIN_MESSAGE) close()
   })
+}
+
+/** A worker's message carrying the `text` it would have printed to standard error before it exits. */
+export const isFatalLine = (message: unknown): message is { kind: typeof FATAL_LINE; text: string } =>
+  (message as { kind?: unknown } | null)?.kind === FATAL_LINE && typeof (message as { text?: unknown }).text === 'string'
+
+/**
+ * Prints `text` (why this process cannot serve) to standard error and exits with `status`. A worker
+ * hands the text to its primary, which prints each distinct text once: a reason every worker meets
+ * (a malformed connection string) is then one line, as it is for a single server. The worker exits
+ * once the primary has it, and prints it itself if the primary does not answer within a second.
+ */
+export function exitSaying(text: string, status: number): void {
+  if (!isWorker || !process.connected) {
+    process.stderr.write(text)
+    return void process.exit(status)
+  }
+  const unheard = setTimeout(() => {
+    process.stderr.write(text)
+    process.exit(status)
+  }, 1000)
+  process.on('message', (message) => {
+    if (message !== FATAL_HEARD) return
+    clearTimeout(unheard)
+    process.exit(status)
+  })
+  process.send!({ kind: FATAL_LINE, text })
 }

@@ -113,3 +113,10 @@ t.test('a folder or file the server may not write: one line, as every other bad 
   t.strictSame(readdirSync(readOnly), ['tracer.sqlite'], 'nothing was written in the read-only folder')
   chmodSync(readOnly, 0o755)
 })
+
+t.test('a MongoDB connection string every worker refuses is said once', async (t) => {
+  await stopsWithOneLine(t, [
+    ['tls=maybe', { TRACER_STORE: 'mongodb', MONGODB_URL: 'mongodb://127.0.0.1:27017/?tls=maybe' },
+      'tracer: cannot use the mongodb store: tls/ssl must be either "true" or "false"\n']
+  ])
+})
