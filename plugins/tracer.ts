@@ -6,7 +6,7 @@ import { basebandCallbackSchema, CallbackQuerySchema } from '../schemas/trace.js
 import { compileEventStatus } from '../src/domain/event-status.js'
 import { requiredWindow } from '../src/domain/time-window.js'
 import { notFound } from '../src/app-error.js'
-import { jsonArray } from '../src/infrastructure/json-fragments.js'
+import { jsonArray } from '../src/reports/json-fragments.js'
 import { describePart } from '../src/infrastructure/list-parts.js'
 import { fromRequest } from '../src/infrastructure/request-input.js'
 import { keysetPages } from '../src/store/pages.js'

@@ -1,7 +1,7 @@
 import type { AuditedEvent, ReportWindow } from '../../schemas/audit.js'
 import type { WindowAudit } from '../domain/audit/window-audit.js'
 import { toIsoUtc, type TimeWindow } from '../domain/time-window.js'
-import { jsonArray, jsonObject } from '../infrastructure/json-fragments.js'
+import { jsonArray, jsonObject } from './json-fragments.js'
 import type { WindowEntry } from '../domain/audit/kept-report.js'
 import { listedJson } from '../domain/audit/window-audit.js'
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import t from 'tap'
-import { jsonArray, jsonObject } from '../../src/infrastructure/json-fragments.js'
+import { jsonArray, jsonObject } from '../../src/reports/json-fragments.js'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { buildWithProbes } from '../helper.js'
 

@@ -1,10 +1,9 @@
-import type { FastifyReply } from 'fastify'
-import { CHUNK_CHARS } from './pulled-body.js'
-
-/** Sends JSON text made beforehand as it is: Fastify does not serialise a string sent as JSON. */
-export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(text)
-}
+/**
+ * About the size of a chunk a streamed body sends at a time (pulled-body.ts joins fragments up to
+ * that): larger fragments would be held whole for a client that does not read, smaller ones cost
+ * a turn of the generator each.
+ */
+export const FRAGMENT_CHARS = 16 * 1024
 
 /**
  * JSON documents as text fragments of a streamed body (see streamed-responses.ts). Each is
@@ -14,7 +13,7 @@ export function sendJsonText(reply: FastifyReply, text: string): FastifyReply {
 
 /**
  * `[`, the elements of every page separated by commas, `]`: one page of elements held at a time,
- * joined into fragments of about the body's chunk size, CHUNK_CHARS (a fragment an element cost a
+ * joined into fragments of about FRAGMENT_CHARS (a fragment an element cost a
  * turn of the generator each; a fragment a page, a page's text held for a client that does not read).
  */
 export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element: T) => string): AsyncGenerator<string> {
@@ -24,7 +23,7 @@ export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element:
     for (const element of page) {
       text += (opened ? ',' : '') + toJson(element)
       opened = true
-      if (text.length >= CHUNK_CHARS) {
+      if (text.length >= FRAGMENT_CHARS) {
         yield text
         text = ''
       }
