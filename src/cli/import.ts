@@ -7,6 +7,7 @@ import { boundedLines, LineTooLongError } from './bounded-lines.js'
 import { CliError } from './cli-error.js'
 import { ImportBatch, totalOf, type ImportCounts } from './import-batch.js'
 import type { CliIo } from './io.js'
+import { printable } from './printable.js'
 import { mebibytes, progressBar } from './progress.js'
 import { withStore } from './store.js'
 
@@ -43,7 +44,8 @@ export function importCommand(io: CliIo): Command {
           await batch.flush()
           progress.stop()
           io.stdout.write(`${summary(batch.written, started)}, from the lines before line ${badLine}.\n`)
-          return new CliError(`${file} line ${badLine}: ${reason}`)
+          // A reason may quote the line (JSON.parse's excerpt, a member's name): never its raw bytes.
+          return new CliError(`${file} line ${badLine}: ${printable(reason)}`)
         }
         try {
           for await (const line of boundedLines(input, MAX_LINE_BYTES)) {

@@ -76,6 +76,9 @@ export function recordParser(sites: Sites, now: number): (line: string) => Impor
   }
 }
 
+/** C0 control characters: JSON allows tab and CR as whitespace between tokens, the others nowhere (DEL and C1 may be in strings). */
+const CONTROL = /(?![\t\r\u007f-\u009f])\p{Cc}/u
+
 /** JSON read as strictly as the routes read bodies (see strict-json.ts). */
 function parseObject(line: string): Record<string, unknown> {
   let value: unknown
@@ -83,6 +86,12 @@ function parseObject(line: string): Record<string, unknown> {
     value = parseStrictJson(line)
   } catch (error) {
     if (error instanceof InputError) throw new RecordError(`${error.field.length === 0 ? 'the record' : fieldText(error.field)} ${error.reason}`)
+    // Raw control characters (NUL, ESC ...) are never JSON text, and quoting them would garble the terminal.
+    const control = CONTROL.exec(line)
+    if (control !== null) {
+      const code = control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')
+      throw new RecordError(`not JSON text: it holds the control character U+${code} (column ${control.index + 1}); is this an NDJSON file?`)
+    }
     throw new RecordError(`not valid JSON (${error instanceof Error ? error.message : String(error)})`)
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new RecordError('not a JSON object')

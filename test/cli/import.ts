@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import t, { type Test } from 'tap'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { run } from './run.js'
@@ -129,6 +130,42 @@ t.test('what makes a line bad', async (t) => {
     t.equal(result.status, 1, JSON.stringify(line))
     t.match(result.stderr, message, JSON.stringify(line))
     t.equal(result.stderr.split('\n').length, 2, 'one line')
+  }
+})
+
+/** Control characters a message must never carry to the terminal: all but its closing newline. */
+const RAW_CONTROL = /(?!\n)\p{Cc}/u
+
+t.test('a file that is not NDJSON at all: the line and why, never its bytes', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const tarHeader = Buffer.concat([Buffer.from('notes.txt'), Buffer.alloc(91), Buffer.from('0000644\u00000000000\u0000'), Buffer.alloc(400)])
+  const cases: [string, Buffer, RegExp][] = [
+    ['a tar archive', tarHeader, /^tracer: .*\.bin line 1: not JSON text: it holds the control character U\+0000 \(column 10\); is this an NDJSON file\?\n$/],
+    ['terminal escapes', Buffer.from('\u001b]0;owned\u0007\u001b[2J{"event_no": 1}\n'), /line 1: not JSON text: it holds the control character U\+001B \(column 1\)/],
+    ['gzip', gzipSync(JSON.stringify(event(1))), /line 1: the line is not UTF-8 text/]
+  ]
+  for (const [name, bytes, message] of cases) {
+    const file = join(t.testdir(), `${name.replaceAll(' ', '-')}.bin`)
+    writeFileSync(file, bytes)
+    const result = await run(['import', file], { TRACER_DB: db })
+    t.equal(result.status, 1, name)
+    t.match(result.stderr, message, name)
+    t.notMatch(result.stderr, RAW_CONTROL, 'none of its bytes echoed')
+  }
+})
+
+t.test('a line that is merely not JSON keeps its short excerpt, with what a terminal would not show escaped', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const cases: [object | string, RegExp][] = [
+    ['hello world', /^tracer: .* line 2: not valid JSON \(.*"hello world".*\)\n$/],
+    ['ab\u009b[31m', /line 2: not valid JSON \(.*"ab\\u009b\[31m".*\)\n$/],
+    [event(1, { 'st\u001b[2J': 1 }), /line 2: st\\u001b\[2J is not allowed\n$/]
+  ]
+  for (const [index, [line, message]] of cases.entries()) {
+    const result = await run(['import', ndjson(t, [event(100), line], `excerpt-${index}.ndjson`)], { TRACER_DB: db })
+    t.equal(result.status, 1)
+    t.match(result.stderr, message, JSON.stringify(line))
+    t.notMatch(result.stderr, RAW_CONTROL, 'no raw control character')
   }
 })
 
