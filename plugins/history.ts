@@ -36,8 +36,8 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
           404: ref(ErrorEnvelopeSchema, { description: 'NotFound: the event has neither a trace nor a recorded transition.' }),
           429: errorResponse(
             429,
-            'TooManyRequests: the user, or the client address, holds MAX_STREAMED_RESPONSES_PER_CLIENT of this instance’s expensive reads ' +
-              '(window reports and history parts) already; wait `Retry-After` seconds.'
+            'TooManyRequests: the user holds MAX_STREAMED_RESPONSES_PER_CLIENT of this instance’s expensive reads (window reports ' +
+              'and history parts) already, or the client address twice that; wait `Retry-After` seconds.'
           ),
           503: errorResponse(
             503,
