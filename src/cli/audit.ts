@@ -14,7 +14,7 @@ import { reportOf, type KeptReport, type WindowEntry } from '../domain/audit/kep
 import type { Sites } from '../vocabulary.js'
 import type { Store } from '../store/port.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
-import { CliError } from './cli-error.js'
+import { CliError } from '../cli-error.js'
 import { AUDIT_EXIT, usageError, type CommandOutcome } from './exit-status.js'
 import type { CliIo } from './io.js'
 import { withStore } from './store.js'

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander'
-import { CliError } from './cli-error.js'
+import { CliError } from '../cli-error.js'
 
 /**
  * The audit's exit statuses, for cron and monitoring jobs: 0 nothing stuck or contradictory, 1 some

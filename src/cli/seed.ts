@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander'
-import { CliError } from './cli-error.js'
+import { CliError } from '../cli-error.js'
 import type { CliIo } from './io.js'
 import { integerOption, positiveNumber } from './options.js'
 import { progressBar } from './progress.js'

@@ -1,8 +1,8 @@
 import { becomesPrimary } from '../cluster/roles.js'
 import { loadConfig, type Config } from '../config.js'
 import { resolveJwtSecret, type ResolvedSecret } from '../secret.js'
-import { holdListenAddress } from './listen-address.js'
-import { secretFailure } from './start-failures.js'
+import { holdListenAddress } from '../start/listen-address.js'
+import { secretFailure } from '../start/start-failures.js'
 
 /**
  * `tracer serve`: checks the configuration, then that the server can listen, and only then writes

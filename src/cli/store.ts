@@ -3,7 +3,7 @@ import type { ConfigurationUse } from '../store/configuration.js'
 import { openStore } from '../store/open.js'
 import { StoreMissingError, type Store } from '../store/port.js'
 import type { WhenMissing } from '../store/when-missing.js'
-import { CliError } from './cli-error.js'
+import { CliError } from '../cli-error.js'
 import type { CliIo } from './io.js'
 
 /**

@@ -66,3 +66,26 @@ t.test('no module of src/, plugins/ or schemas/ imports itself back through othe
   t.ok([...graph.values()].some((targets) => targets.length > 0), 'their imports were read')
   t.strictSame(cycles(graph), [])
 })
+
+/**
+ * The layer a module belongs to: a folder of src/ (src/store, src/cli, ...), a file at the top of
+ * src/ alone, plugins/ and schemas/ each as a whole.
+ */
+const layerOf = (file: string) => {
+  const parts = file.split('/')
+  return parts[0] === 'src' && parts.length > 2 ? `src/${parts[1]}` : parts[0] === 'src' ? file : parts[0]!
+}
+
+t.test('the layers point one way: no folder of src/ (nor plugins/, schemas/) imports one that imports it back', async (t) => {
+  const files = SOURCE_FOLDERS.flatMap(sourceFiles).map((file) => relative(ROOT, join(ROOT, file)))
+  const known = new Set(files)
+  const layers = new Map<string, Set<string>>()
+  for (const file of files) {
+    const from = layerOf(file)
+    const targets = layers.get(from) ?? new Set<string>()
+    for (const target of importsOf(file, known)) if (layerOf(target) !== from) targets.add(layerOf(target))
+    layers.set(from, targets)
+  }
+  t.ok(layers.get('src/cli')?.has('src/store'), 'the layers’ imports were read')
+  t.strictSame(cycles(new Map([...layers].map(([layer, targets]) => [layer, [...targets]]))), [])
+})

@@ -2,7 +2,7 @@ import cluster from 'node:cluster'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
 import type { Config } from '../config.js'
-import { CliError } from './cli-error.js'
+import { CliError } from '../cli-error.js'
 
 /** HOST:PORT, bound by this process from the first step of a start until its server listens there. */
 export interface HeldAddress {

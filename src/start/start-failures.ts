@@ -1,6 +1,6 @@
 import { dirname } from 'node:path'
 import { ConfigError, type Config } from '../config.js'
-import { CliError } from './cli-error.js'
+import { CliError } from '../cli-error.js'
 
 /* A start that cannot use its files says so in one line, as a bad configuration value does. */
 
