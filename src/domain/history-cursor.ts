@@ -19,14 +19,13 @@ export function encodeHistoryAfter(eventNo: number, position: HistoryPosition): 
 /** The position an `after` names; one the service did not give for this event is refused. */
 export function decodeHistoryAfter(text: string, eventNo: number): HistoryPosition {
   let after: unknown
-  const bytes = Buffer.from(text, 'base64url')
   try {
-    // Only the one spelling the service writes: base64url would pass over trailing or stray characters.
-    after = bytes.toString('base64url') === text ? JSON.parse(bytes.toString('utf8')) : undefined
+    after = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
   } catch {
     after = undefined
   }
-  if (!isAfter.Check(after) || after.event_no !== eventNo) {
+  // Only the one spelling the service writes: base64url passes over stray characters, and JSON has many spellings of one value.
+  if (!isAfter.Check(after) || after.event_no !== eventNo || encodeHistoryAfter(eventNo, after) !== text) {
     throw new InputError(['after'], `is not a position this service gave in the history of event ${eventNo}`)
   }
   return { at: after.at, written: after.written }

@@ -3,6 +3,7 @@
  * hostile-input.test.ts fails when the app has a route this table does not know: add it here.
  */
 import fc from 'fast-check'
+import { encodeHistoryAfter } from '../../src/domain/history-cursor.js'
 import { CLASSIFICATION_STAGE, STAGES, VERDICTS, type Sites } from '../../src/vocabulary.js'
 import { BUILT } from '../dashboard/assets.js'
 import {
@@ -63,6 +64,21 @@ const windowQuery = {
     { weight: 1, arbitrary: timeText }
   )
 }
+
+/**
+ * A history's `after`: positions the service would give (of event 1 or 2), positions of no event
+ * or made up in other spellings (padding, standard base64), and hostile text.
+ */
+const historyAfter = fc.oneof(
+  { weight: 2, arbitrary: fc.tuple(fc.constantFrom(1, 2, 3), fc.double({ noNaN: true }), fc.nat()).map(([eventNo, at, written]) => encodeHistoryAfter(eventNo, { at, written })) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.jsonValue(), fc.constantFrom('base64', 'base64url') as fc.Arbitrary<BufferEncoding>, fc.constantFrom('', '=', '==', ' ', '.'))
+      .map(([value, encoding, tail]) => Buffer.from(JSON.stringify(value)).toString(encoding) + tail)
+  },
+  { weight: 1, arbitrary: fc.string({ maxLength: 300 }) }
+)
 
 const numberText = fc.oneof(fc.double({ min: -1e3, max: 1e3, noNaN: true }).map(String), fc.integer().map(String), fc.constantFrom('1e400', '-1e400', 'NaN', 'Infinity', '-0', '0x10', '1e308', ''))
 
@@ -244,7 +260,7 @@ export function routeInputs(context: Context): Record<string, RouteInputs> {
     '/v1/event-tracer/history/:event_no': {
       // Events 1 and 2 have traces (the second with a transition); most others have no history.
       path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/history/${no}`),
-      query: { offset: eventNoText, limit: partLimit }
+      query: { after: historyAfter, offset: eventNoText, limit: partLimit }
     },
     '/v1/event-tracer/heartbeats/:event_no': {
       path: fc.oneof({ weight: 1, arbitrary: fc.constantFrom('1', '2') }, { weight: 2, arbitrary: eventNoText }).map((no) => `/v1/event-tracer/heartbeats/${no}`),
@@ -436,6 +452,15 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
     const limit = params.get('limit')
     if (limit !== null && params.getAll('limit').length === 1 && !(Number.isInteger(Number(limit)) && Number(limit) >= 1 && Number(limit) <= 1000 && limit !== '')) return `query.limit ${JSON.stringify(limit)}`
   }
+  if (route.url === '/v1/event-tracer/history/:event_no') {
+    const params = new URLSearchParams(query)
+    const offset = params.getAll('offset')
+    // Paging by offset is gone: only 0, the first part, is read.
+    if (offset.length === 1 && offset[0] !== '' && Number(offset[0]) !== 0) return `query.offset ${JSON.stringify(offset[0])}`
+    const after = params.getAll('after')
+    const eventNo = Number(path.split('/').at(-1))
+    if (after.length === 1 && !givenFor(after[0]!, eventNo)) return `query.after ${JSON.stringify(after[0])}`
+  }
 
   if (route.url === '/v1/event-tracer/audit') {
     const params = new URLSearchParams(query)
@@ -510,4 +535,16 @@ export function mustRefuse(route: Route, request: HostileRequest, sites: Sites):
       break
   }
   return undefined
+}
+
+/** Whether `after` is a position the service gives in event `eventNo`'s history: its own spelling of one. */
+function givenFor(after: string, eventNo: number): boolean {
+  let position: unknown
+  try {
+    position = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'))
+  } catch {
+    return false
+  }
+  const { at, written } = (position ?? {}) as { at?: unknown; written?: unknown }
+  return typeof at === 'number' && Number.isSafeInteger(written) && (written as number) >= 0 && encodeHistoryAfter(eventNo, { at, written: written as number }) === after
 }
