@@ -86,6 +86,21 @@ t.test("another program's writes to each record table mark their events, in the 
   t.strictSame((await store.audits.marked(100)).eventNos, [2, 3, 4, 5, 6, 7, 1], 'a write of a stored output text alone marks nothing')
 })
 
+t.test("a row another program moves to another event marks both events; one it changes in place marks its own", async (t) => {
+  const { store, other } = storeAndOther(t)
+  await store.events.upsert([event(1), event(2), event(3)])
+  await store.heartbeats.add([heartbeat(1, 10)], T0 / 1000)
+  await store.datatrail.put([{ event_no: 1, member: 'baseband', value: { registered: true, num_files: 2 }, update_timestamp: 1 }])
+  other.prepare('UPDATE heartbeats SET event_no = 2 WHERE heartbeat_id = 10').run()
+  t.strictSame((await store.audits.marked(100)).eventNos, [1, 2], 'the heartbeat left event 1 and reached event 2')
+  await store.audits.unmark((await store.audits.marked(100)).upTo)
+  other.prepare(`UPDATE datatrail SET event_no = 3 WHERE event_no = 1`).run()
+  t.strictSame((await store.audits.marked(100)).eventNos, [1, 3], 'the datatrail member likewise')
+  await store.audits.unmark((await store.audits.marked(100)).upTo)
+  other.prepare(`UPDATE datatrail SET doc = json_set(doc, '$.num_files', 3) WHERE event_no = 3`).run()
+  t.strictSame((await store.audits.marked(100)).eventNos, [3], 'a change in place marks its own event')
+})
+
 t.test("unmark forgets the marks read, and keeps one made after the read, also of an event read", async (t) => {
   const { store, other } = storeAndOther(t)
   await store.events.upsert([event(1), event(2)])

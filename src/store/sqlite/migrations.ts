@@ -227,5 +227,34 @@ export const migrations: readonly string[] = [
      UPDATE record_counts SET heartbeat_count = heartbeat_count - 1 WHERE event_no = old.event_no;
      INSERT INTO record_counts (event_no, heartbeat_count) VALUES (new.event_no, 1)
        ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = heartbeat_count + 1;
-   END;`
+   END;`,
+
+  // An update marks its event once (the old one too only when the row moved to another event):
+  // each mark the service's own connection makes is one it discards, and the traces' update by
+  // update-trace made two of the same event (about a microsecond of each write).
+  `DROP TRIGGER events_marked_update;
+   CREATE TRIGGER events_marked_update AFTER UPDATE OF event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested ON events
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER events_marked_moved AFTER UPDATE OF event_no ON events WHEN old.event_no IS NOT new.event_no
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   DROP TRIGGER traces_marked_update;
+   CREATE TRIGGER traces_marked_update AFTER UPDATE OF event_no, doc ON traces
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER traces_marked_moved AFTER UPDATE OF event_no ON traces WHEN old.event_no IS NOT new.event_no
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   DROP TRIGGER datatrail_marked_update;
+   CREATE TRIGGER datatrail_marked_update AFTER UPDATE OF event_no, member, doc ON datatrail
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER datatrail_marked_moved AFTER UPDATE OF event_no ON datatrail WHEN old.event_no IS NOT new.event_no
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   DROP TRIGGER heartbeats_marked_update;
+   CREATE TRIGGER heartbeats_marked_update AFTER UPDATE OF heartbeat_id, event_no, doc ON heartbeats
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER heartbeats_marked_moved AFTER UPDATE OF event_no ON heartbeats WHEN old.event_no IS NOT new.event_no
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;
+   DROP TRIGGER transitions_marked_update;
+   CREATE TRIGGER transitions_marked_update AFTER UPDATE OF event_no, key, "to", at ON transitions
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   CREATE TRIGGER transitions_marked_moved AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`
 ]
