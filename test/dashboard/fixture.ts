@@ -17,6 +17,8 @@ export interface DashboardServer {
   url: string
   /** An access token of role writer, for the pipeline's writes in tests. */
   writerToken: string
+  /** How far ahead of the real time the app's clock is (0 unless a test moves it): what its deadline check reads. */
+  clock: { aheadMs: number }
   close(): Promise<void>
 }
 
@@ -55,14 +57,15 @@ export async function startDashboardServer(dir: string, now: number): Promise<Da
   const store = await openStore(config)
   await seedDemo(store, config.TRACER_SITES, { ...DEMO, now })
   const app = Fastify(serverOptions(config))
-  await app.register(appPlugin, { config, store })
+  const clock = { aheadMs: 0 }
+  await app.register(appPlugin, { config, store, now: () => Date.now() + clock.aheadMs })
   await app.listen({ port: 0, host: '127.0.0.1' })
   const address = app.server.address()
   if (address === null || typeof address === 'string') throw new Error('the server has no TCP address')
   await addUser(app, OPERATOR.username, OPERATOR.password, 'admin')
   await addUser(app, 'pipeline', 'pipeline-password', 'writer')
   const { access_token } = await login(app, 'pipeline', 'pipeline-password')
-  return { app, config, url: `http://127.0.0.1:${address.port}`, writerToken: access_token, close: () => app.close() }
+  return { app, config, url: `http://127.0.0.1:${address.port}`, writerToken: access_token, clock, close: () => app.close() }
 }
 
 export interface TraceUpdate {
