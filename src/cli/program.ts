@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs'
 import { ConfigError } from '../config.js'
 import { packageVersion } from '../package-info.js'
 import { auditCommand } from './audit.js'
+import { backupCommand } from './backup.js'
 import { CliError } from '../cli-error.js'
 import { AUDIT_EXIT, usageErrorsExitWith, type CommandOutcome } from './exit-status.js'
 import { processIo, type CliIo } from './io.js'
@@ -31,6 +32,7 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
   program.addCommand(usersCommand(io))
   program.addCommand(seedCommand(io))
   program.addCommand(importCommand(io))
+  program.addCommand(backupCommand(io))
   const audit = auditCommand(io, outcome)
   program.addCommand(audit)
 

@@ -33,7 +33,8 @@ const codeOf = (error: unknown): string | undefined => {
   return undefined
 }
 
-function reasonOf(error: unknown): string {
+/** Why a file could not be used, in words, with the code it came with. */
+export function reasonOf(error: unknown): string {
   const code = codeOf(error)
   if (code?.startsWith('SQLITE_')) return `${SQLITE_REASONS.find(([prefix]) => code.startsWith(prefix))?.[1] ?? messageOf(error)} (${code})`
   const { syscall, path } = error as NodeJS.ErrnoException
