@@ -25,13 +25,13 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
           'The transitions update-trace recorded, oldest first (by `at`, then the order of writing): only changes ' +
           'of a stored value, each with the user who wrote it. Writes made straight into the database by other ' +
           'programs are not recorded. 404 when the event has neither a trace nor a transition. ' +
-          `At most \`limit\` (default and most ${PART_LIMIT}) transitions after \`after\`: \`X-Total-Count\` says how many ` +
-          'there are, and when more follow, `Link` names the read of the next part. A part costs the same at any depth. ' +
+          `At most \`limit\` (default and most ${PART_LIMIT}) transitions after \`after\`: when more follow, ` +
+          '`Link` names the read of the next part; no total is given (keeping one would cost every update-trace a write). A part costs the same at any depth. ' +
           'Each read holds one of the client’s share of the expensive reads while it is made (429 beyond the share).',
         params: EventNoParamsSchema,
         querystring: HistoryQuerySchema,
         response: {
-          200: ref(TraceHistorySchema, { description: 'The recorded transitions.', headers: partHeaders('X-Total-Count', 'recorded transitions of the event') }),
+          200: ref(TraceHistorySchema, { description: 'The recorded transitions.', headers: partHeaders() }),
           ...errorResponses(400, 401),
           404: ref(ErrorEnvelopeSchema, { description: 'NotFound: the event has neither a trace nor a recorded transition.' }),
           429: errorResponse(
@@ -66,8 +66,6 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
         throw notFound(`No trace and no transition is known for event ${event_no}.`)
       }
       describePart(reply, {
-        totalHeader: 'x-total-count',
-        total: part.total,
         next: part.next === null ? null : nextHistoryPath(fastify.prefix, event_no, encodeHistoryAfter(event_no, part.next), limit)
       })
       return { event_no, transitions: part.transitions }

@@ -93,8 +93,9 @@ export interface TraceCollection {
   history(eventNo: number): Promise<TransitionRecord[]>
   /**
    * Part of that history, in the same order: at most `limit` transitions after `after` (from the
-   * first with null), where the next part starts, and how many the event has in all. A part costs
-   * the same at any depth, and so does the total: it is kept beside the history, not counted.
+   * first with null), and where the next part starts. A part costs the same at any depth. No total:
+   * keeping a count beside the history cost every update-trace a page of its own (a WAL frame a
+   * commit), and counting it per part is what made a deep part cost O(history).
    */
   historyPage(eventNo: number, after: HistoryPosition | null, limit: number): Promise<HistoryPage>
   /**
@@ -151,7 +152,6 @@ export interface HistoryPage {
   transitions: TransitionRecord[]
   /** The position of the last transition of the part when more follow it; null at the end. */
   next: HistoryPosition | null
-  total: number
 }
 
 /** Part of one event's heartbeats, and what is known of them all. */

@@ -12,16 +12,14 @@ const transition = (at: number, by = 'other') => ({ event_no: 5, key: KEY, from:
 
 async function walk(store: Store, eventNo: number, limit: number) {
   const read: TransitionRecord[] = []
-  const totals = new Set<number>()
   let after: HistoryPosition | null = null
   do {
     const part = await store.traces.historyPage(eventNo, after, limit)
     t.ok(part.transitions.length <= limit)
     read.push(...part.transitions)
-    totals.add(part.total)
     after = part.next
   } while (after !== null)
-  return { read, totals: [...totals] }
+  return { read }
 }
 
 for (const backend of mongoBackends()) {
@@ -51,14 +49,13 @@ for (const backend of mongoBackends()) {
         eventNo++
         await db.collection('trace').insertOne({ event_no: eventNo, transitions: history.map((item) => (item !== null && typeof item === 'object' && !Array.isArray(item) ? { ...item, event_no: eventNo } : item)) })
         const whole = await store.traces.history(eventNo)
-        const { read, totals } = await walk(store, eventNo, limit)
+        const { read } = await walk(store, eventNo, limit)
         t.strictSame(read, whole)
-        t.strictSame(totals, [whole.length], 'every part says how many transitions the history holds')
       }),
       { numRuns: 40 }
     )
     await db.collection('trace').insertOne({ event_no: 99, transitions: 'not a history' })
-    t.strictSame(await store.traces.historyPage(99, null, 5), { transitions: [], next: null, total: 0 }, 'a history that is no array is none')
+    t.strictSame(await store.traces.historyPage(99, null, 5), { transitions: [], next: null }, 'a history that is no array is none')
   })
 }
 
@@ -76,9 +73,8 @@ t.test('only the part reaches the service: a part of a 2,000-transition history 
   }
   const whole = JSON.stringify(await store.traces.history(5)).length
   returned.length = 0
-  const { read, totals } = await walk(store, 5, 100)
+  const { read } = await walk(store, 5, 100)
   t.equal(read.length, 2000)
-  t.strictSame(totals, [2000])
   t.equal(returned.length, 20, 'one read a part')
   t.ok(Math.max(...returned) < whole / 10, `each part's read brings at most ${Math.max(...returned)} bytes of the history's ${whole}`)
 })

@@ -63,7 +63,7 @@ t.test('event-status holds the first 1000 heartbeats, their total and the link t
   t.equal(none.headers['x-total-count'], '0')
 })
 
-t.test('history reads a part at a time: after the position the last part gave, the total, and the link to the next part', async (t) => {
+t.test('history reads a part at a time: after the position the last part gave, and the link to the next part; no total', async (t) => {
   const pipeline = await pipelineApp(t)
   const flips = 1030
   for (let i = 0; i < flips; i++) {
@@ -75,13 +75,12 @@ t.test('history reads a part at a time: after the position the last part gave, t
   const first = await pipeline.read('/v1/event-tracer/history/1')
   t.equal(first.statusCode, 200)
   t.strictSame(atsOf(first.body), expected(0, 1000), 'at most a thousand transitions unless fewer are asked for, oldest first')
-  t.equal(first.headers['x-total-count'], String(flips))
+  t.equal(first.headers['x-total-count'], undefined, 'no total: keeping one would cost every update-trace a write')
   const next = nextOf(first.headers.link)
   t.match(next, /^\/v1\/event-tracer\/history\/1\?after=[\w-]+&limit=1000$/, 'the next part starts after a position the service gives')
 
   const last = await pipeline.read(next!)
   t.strictSame(atsOf(last.body), expected(1000, 30))
-  t.equal(last.headers['x-total-count'], String(flips))
   t.notOk(last.headers.link, 'the last part has no link')
 
   const small = await pipeline.read('/v1/event-tracer/history/1?limit=5')

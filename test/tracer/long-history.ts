@@ -15,9 +15,9 @@ import { NOW, pipelineApp } from './pipeline.js'
 const EVENT = 1
 const TRANSITIONS = 1_000_000
 const PART = 1000
-/** A part: its transitions and one more (whether any follow), in at most two seeks, and its kept total. */
-const ROWS_A_PART = PART + 2
-const STATEMENTS_A_PART = 3
+/** A part: its transitions and one more (whether any follow), in at most two seeks; no total. */
+const ROWS_A_PART = PART + 1
+const STATEMENTS_A_PART = 2
 
 type Transition = { key: string; at: number; by: string }
 
@@ -96,7 +96,7 @@ t.test('an event of 1,000,000 transitions: ten clients read its history and one 
     while (next !== null) {
       const url: string = next
       const { result: response, statements } = await statementsOf(() => get(pipeline.app, url, pipeline.reader))
-      if (response.statusCode !== 200 || response.headers['x-total-count'] !== String(total)) faults.add(`${url}: ${response.statusCode} ${String(response.headers['x-total-count'])}`)
+      if (response.statusCode !== 200) faults.add(`${url}: ${response.statusCode}`)
       const transitions = response.json<{ transitions: Transition[] }>().transitions
       for (const transition of transitions) {
         if (last !== undefined && transition.at < last.at) inOrder = false
@@ -109,7 +109,7 @@ t.test('an event of 1,000,000 transitions: ten clients read its history and one 
       for (const fault of bounded(history)) faults.add(fault)
       next = nextOf(response.headers.link)
     }
-    t.strictSame([...faults], [], 'every part answered with the total, by bounded statements')
+    t.strictSame([...faults], [], 'every part answered, by bounded statements')
     t.equal(read, total, 'every transition once')
     t.equal(parts, Math.ceil(total / PART), 'in parts of a thousand')
     t.ok(inOrder, 'oldest first')

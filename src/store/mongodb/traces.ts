@@ -97,8 +97,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
     const last = shown.at(-1)
     return {
       transitions: shown.map(({ transition: { event_no: _eventNo, ...record } }) => record),
-      next: read.length > limit && last !== undefined ? { at: last.transition.at, written: last.written } : null,
-      total: numberIn(document?.total, 0)
+      next: read.length > limit && last !== undefined ? { at: last.transition.at, written: last.written } : null
     }
   }
 

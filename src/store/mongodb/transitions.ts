@@ -70,8 +70,7 @@ const isTransition = (path: string) => ({
 const HISTORY = { $cond: [{ $isArray: `$${HISTORY_FIELD}` }, `$${HISTORY_FIELD}`, []] }
 
 /**
- * A projection of a trace document to part of its history, made by the server: `total`, how many
- * transitions it holds, and `part`, the first `count` of them after `after` (from the first with
+ * A projection of a trace document to part of its history, made by the server: `part`, the first `count` of them after `after` (from the first with
  * null) in `at` order, then the order written, each as `{t, i}`, the transition and its index in
  * the array. The server reads the whole document whatever is projected, but only the part reaches
  * the service: no history is read whole, nor sorted, on its event loop.
@@ -86,7 +85,6 @@ export function historyPart(after: { at: number; written: number } | null, count
   const following = { $filter: { input: valid, cond: follows } }
   return {
     _id: 0,
-    total: { $size: valid },
     part: { $slice: [{ $sortArray: { input: following, sortBy: { 't.at': 1, i: 1 } } }, count] }
   }
 }

@@ -256,5 +256,12 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER transitions_marked_update AFTER UPDATE OF event_no, key, "to", at ON transitions
      BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
    CREATE TRIGGER transitions_marked_moved AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no
-     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
+
+  // A history gives no total (port.ts, historyPage): the count kept beside it cost every
+  // update-trace a write of its own. The heartbeats' count stays: event-status shows it.
+  `DROP TRIGGER transitions_counted_insert;
+   DROP TRIGGER transitions_counted_delete;
+   DROP TRIGGER transitions_counted_update;
+   ALTER TABLE record_counts DROP COLUMN transition_count;`
 ]

@@ -108,7 +108,6 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo AND at > @at ORDER BY at, seq LIMIT @limit`
       ),
       // Kept by triggers (migrations.ts), so that no read counts the rows.
-      historyTotal: db.prepare<[number], number>('SELECT transition_count FROM record_counts WHERE event_no = ?').pluck(),
       replace: records.statement<[number, string, string], TraceRecord>(
         `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
          ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`,
@@ -164,10 +163,10 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     return this.statements.history.all(eventNo)
   }
 
-  /** One snapshot: the part and the total agree even while transitions are written. */
+  /** One snapshot: a part read whole even while transitions are written. */
   historyPage(eventNo: number, after: HistoryPosition | null, limit: number): HistoryPage {
     return this.db.transaction(() => {
-      const { historyFirst, historySameAt, historyLaterAt, historyTotal } = this.statements
+      const { historyFirst, historySameAt, historyLaterAt } = this.statements
       // One more than asked for says whether any follow.
       const wanted = limit + 1
       let rows: PositionedRow[]
@@ -180,8 +179,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       const last = shown.at(-1)
       return {
         transitions: shown.map(({ seq: _seq, ...transition }) => transition),
-        next: rows.length > limit && last !== undefined ? { at: last.at, written: last.seq } : null,
-        total: historyTotal.get(eventNo) ?? 0
+        next: rows.length > limit && last !== undefined ? { at: last.at, written: last.seq } : null
       }
     })()
   }
