@@ -6,7 +6,7 @@
  *
  *   node dist/bench/health-under-reads.js [path]
  *
- * The figures are the README's (What one event returns is bounded); they depend on the machine.
+ * docs/performance.md quotes what it measured once; the figures depend on the machine.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -11,5 +11,3 @@ export const BARE_SERVER = join(ROOT, 'dist/bench/bare-server.js')
 export const DATA_DIR = join(ROOT, 'bench/.data')
 export const RESULTS_DIR = join(ROOT, 'bench/results')
 export const PROFILES_DIR = join(ROOT, 'bench/.profiles')
-/** The README's Performance section holds the figures of the last full run (between its bench markers). */
-export const README = join(ROOT, 'README.md')

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { cpuCost, type CpuCost } from './cpu-cost.js'
@@ -11,11 +11,9 @@ import { longHistory, type LongHistoryResult } from './long-history.js'
 import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
 import { machine } from './machine.js'
 import { readMemory, type MemoryBreakdown } from './memory.js'
-import { README, RESULTS_DIR } from './paths.js'
+import { RESULTS_DIR } from './paths.js'
 import { startBareServer, stopChildrenOnSignals, type RunningServer } from './processes.js'
 import { profileScenario } from './profiling.js'
-import { renderReadmeBlock } from './readme-block.js'
-import { spliceBenchBlock } from './readme-splice.js'
 import { scenarios, type Scenario } from './scenarios.js'
 import { prepareBench, scenarioContext, type Bench } from './setup.js'
 import { summarise } from './summary.js'
@@ -40,8 +38,8 @@ const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
 const MEASUREMENTS = ['slow-readers', 'fair-shares', 'long-history']
 const measures = (id: string) => ONLY === undefined || ONLY.includes(id)
 /**
- * A full run writes latest.md and the README's block, after profiling each scenario behind a missed
- * target. BENCH_WRITE=1 does the same on a partial run: a short check of that part of the bench.
+ * A full run writes latest.md, and nothing else of the repository, after profiling each scenario
+ * behind a missed target. BENCH_WRITE=1 does the same on a partial run: a short check of that part.
  */
 const WRITE = ONLY === undefined || process.env.BENCH_WRITE === '1'
 const PROFILE_SECONDS = positiveInteger('BENCH_PROFILE_SECONDS', 6)
@@ -198,11 +196,7 @@ async function main(): Promise<void> {
     writeFileSync(join(RESULTS_DIR, 'latest.md'), report)
   }
   process.stdout.write(report)
-  // Last: a README whose markers are missing or doubled fails the run, with latest.md already written.
-  if (WRITE) {
-    writeFileSync(README, spliceBenchBlock(readFileSync(README, 'utf8'), renderReadmeBlock(input, verdicts, evidence)))
-    log('wrote bench/results/latest.md and the figures in the README’s Performance section')
-  }
+  if (WRITE) log('wrote bench/results/latest.md')
 }
 
 /**

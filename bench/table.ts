@@ -1,5 +1,6 @@
 import type { CpuShare } from './cpu-share.js'
 import { grouped, mark, mb, ms, pct } from './figures.js'
+import { renderGlance } from './glance.js'
 import type { FullYearResult } from './full-year.js'
 import type { LoadResult } from './load.js'
 import { machineFacts, type Machine } from './machine.js'
@@ -82,6 +83,10 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
     `- Other processes used ${input.cpuOfOthers.othersPercent.toFixed(0)}% of the machine's CPU during the run ` +
       `(hypervisor steal ${input.cpuOfOthers.stealPercent.toFixed(1)}%); above a few percent, every number here is lower and noisier than on a quiet machine.`,
     ...(input.only === undefined ? [] : [`- Partial run: ${input.only.join(', ')} alone (BENCH_ONLY); no full-year callbacks runs${input.only.includes('audit-1d') ? '' : ', nor full-year audits'}.`]),
+    '',
+    renderGlance(verdicts, evidence),
+    '',
+    '## Every scenario',
     '',
     '| Scenario | Conns | req/s | p50 ms | p99 ms | Non-2xx | Transport errors | Peak RSS MB | CPU cores: service / load generator | vs bare |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -109,7 +109,7 @@ function memoryEntries(missed: Verdict[], evidence: Evidence): string[] {
   ]
 }
 
-/** One line for the README: the CPU a request and the top 3 packages and functions, or the memory breakdown. */
+/** One line for the report's glance: the CPU a request and the top 3 packages and functions, or the memory breakdown. */
 export function shortWhy(verdict: Verdict, evidence: Evidence): string {
   const what = verdict.target === 'peakRssMb' ? 'peak RSS' : verdict.what
   const head = `- ${what} ${verdict.figure}${verdict.unit}${verdict.target === 'peakRssMb' ? ` (${verdict.scenario})` : ''}:`

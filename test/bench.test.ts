@@ -1,6 +1,5 @@
 // One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
 import './bench/figures.js'
-import './bench/readme-splice.js'
 import './bench/report.js'
 import './bench/memory.js'
 import './bench/cpuprofile.js'

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { renderReadmeBlock } from '../../bench/readme-block.js'
+import { renderGlance } from '../../bench/glance.js'
 import { renderReport } from '../../bench/table.js'
 import { judgeTargets, TARGETS } from '../../bench/targets.js'
 import { scenariosToProfile, type Evidence } from '../../bench/why.js'
@@ -12,11 +12,13 @@ function withScenarios(...replaced: ReturnType<typeof summary>[]) {
   return allMet().map((each) => replaced.find((other) => other.scenario.id === each.scenario.id) ?? each)
 }
 
-t.test('a full run judges every target, and the README block has a row for each', async (t) => {
+t.test('a full run judges every target, and the report opens with a row for each', async (t) => {
   const input = reportInput(withScenarios(summary('audit-1d', { p99: 20, peakRssMb: 140 })))
   const verdicts = judgeTargets(input)
   t.strictSame(new Set(verdicts.map((verdict) => verdict.target)), new Set(Object.keys(TARGETS)))
-  const block = renderReadmeBlock(input, verdicts, nothing)
+  const report = renderReport(input, verdicts, nothing)
+  const block = renderGlance(verdicts, nothing)
+  t.ok(report.indexOf(block) > 0 && report.indexOf(block) < report.indexOf('| Scenario |'), 'the glance comes before the scenarios')
   for (const row of [
     '| /auth/verify vs bare route: ≥ 75% | 80% | ✓ met |',
     '| event-status p99: < 10 ms | 5.00 ms | ✓ met |',
@@ -36,10 +38,11 @@ t.test('a full run judges every target, and the README block has a row for each'
   ]) {
     t.match(block, row)
   }
-  t.match(block, /^Last run: 2026-11-23, commit `548c6f84151b`, AMD EPYC × 2 \(23\.5 GiB\), Node v20\.20\.2/m)
-  t.match(block, 'Other processes used 3% of the CPU meanwhile. ')
+  t.match(report, /^# frb-tracer bench — 2026-11-23/m)
+  t.match(report, /^- Commit: 548c6f84151b/m)
+  t.match(report, "- Other processes used 3% of the machine's CPU during the run")
   t.match(block, 'No target was missed.')
-  t.match(renderReport(input, verdicts, nothing), '## Why each missed target is missed\n\nNo target was missed.\n')
+  t.match(report, '## Why each missed target is missed\n\nNo target was missed.\n')
 })
 
 t.test('a busy machine and a partial run are said, and targets not measured are listed as such', async (t) => {
@@ -48,8 +51,10 @@ t.test('a busy machine and a partial run are said, and targets not measured are 
     fullYear: [],
     only: ['bare', 'verify']
   })
-  const block = renderReadmeBlock(input, judgeTargets(input), nothing)
-  t.match(block, 'partial run of bare, verify (BENCH_ONLY). Other processes used 48% of the CPU meanwhile: every figure is lower and noisier')
+  const report = renderReport(input, judgeTargets(input), nothing)
+  const block = renderGlance(judgeTargets(input), nothing)
+  t.match(report, '- Partial run: bare, verify alone (BENCH_ONLY)')
+  t.match(report, "Other processes used 48% of the machine's CPU during the run (hypervisor steal 0.1%); above a few percent, every number here is lower and noisier")
   t.match(block, '| `eventStatusP99Ms` | not measured (partial run) | – |')
   t.match(block, '| `fullYearRssIncreaseMb` | not measured (partial run) | – |')
 })
@@ -85,7 +90,7 @@ t.test('the history of a 1,000,000-transition event is judged: /health p95 besid
   )
   const report = renderReport(input, judgeTargets(input), nothing)
   t.match(report, /\/health p95 while ten clients read the history .*: 1500.0 ms \(target < 100 ms\)\.\*\* Not profiled: each part is a bounded read/)
-  t.match(renderReadmeBlock(reportInput(allMet(), { longHistory: undefined, only: ['bare'] }), [], nothing), '| `longHistoryPartMs` | not measured (partial run) | – |')
+  t.match(renderGlance([], nothing), '| `longHistoryPartMs` | not measured (partial run) | – |')
 })
 
 t.test('the scenarios profiled are those behind missed latency and rate targets, each once', async (t) => {
@@ -126,7 +131,7 @@ t.test('each miss is explained: by its profile, or for memory by where the memor
   t.match(why, '  | audit-1d | 211 | 205 | 70 (50) | 5 | 130 |')
   t.match(why, '  | verify | 207 | 200 | 70 (50) | 5 | 125 |')
 
-  const block = renderReadmeBlock(input, verdicts, evidence)
+  const block = renderGlance(verdicts, evidence)
   t.match(block, '| peak RSS of one process, highest of the scenarios: < 150 MB | 211 MB (audit-1d) | ✗ missed |')
   t.match(
     block,
