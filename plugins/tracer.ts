@@ -20,10 +20,9 @@ import tracerWrites from './tracer-writes.js'
 /**
  * Rows read from the store at a time while streaming a window: bounds the memory of one response.
  * A row is about 1 KB of text (a trace of four sites), and a client that stops reading holds its
- * page, which meanwhile lives long enough to be promoted to the old space. 32 such clients on a
- * year's window raised RSS by 42-58 MB at 100 rows (two runs in six past the slow-clients bound of
- * 50 MB), 33-45 MB at 50 and 35-38 MB at 25; a day's window costs the same at 25 as at 100 within
- * the bench's noise (465 and 506 req/s, p99 40 and 41 ms).
+ * page, which meanwhile lives long enough to be promoted to the old space: the smaller the page, the
+ * less every stalled client of the instance's bound holds. Smaller pages cost a day's window no
+ * rate the bench can see (docs/performance.md has the measurements).
  */
 const PAGE_SIZE = 25
 

@@ -3,7 +3,7 @@ import pLimit from 'p-limit'
 
 /**
  * scrypt with N = 2^14, r = 8, p = 5: one of OWASP's equivalent minimum settings, and the one with
- * the least memory (16 MiB a hash, about 150 ms). The parameters are stored with each hash, so they
+ * the least memory (16 MiB a hash). The parameters are stored with each hash, so they
  * can change without invalidating existing passwords.
  */
 export const PASSWORD_COST = { N: 2 ** 14, r: 8, p: 5 }

@@ -17,7 +17,7 @@ export interface ProgressOptions {
  */
 export async function progressBar(stream: NodeJS.WritableStream, total: number, options: ProgressOptions): Promise<Progress> {
   if ((stream as { isTTY?: boolean }).isTTY !== true) return NONE
-  // Loaded only for a terminal: its text-width tables cost about 5 MB of RSS, which every other
+  // Loaded only for a terminal: its text-width tables take memory, which every other
   // process (`serve` above all, since it loads the commands' modules to parse its own) would carry.
   const { default: cliProgress } = await import('cli-progress')
   const { format } = options

@@ -9,7 +9,7 @@ const isEventStream = (reply: FastifyReply) => String(reply.getHeader('content-t
 
 /**
  * Fastify's request log at the levels a busy service needs. Fastify writes two `info` lines a
- * request; at 20,000 verifications a second they were most of a probe's cost and of the log. Here
+ * request, which for a probe as cheap as a token check are most of its cost and of the log. Here
  * both lines are `debug`, a failed request (5xx but 503, or an error while sending) is an error and one
  * slower than SLOW_REQUEST_MS a warning with its time, at any level. An event stream is long by
  * design, so its length is not slowness. A request whose line is below the level costs a level

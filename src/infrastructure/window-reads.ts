@@ -35,7 +35,7 @@ export class FairTurns {
    * `budgetMs`: turns given at once take at most about this long together in any BUDGET_PERIOD_MS;
    * past it, turns wait in line and are given one round of the event loop at a time, so requests
    * that arrived meanwhile (a /health probe) are answered between two of them. Kept by the clock,
-   * not by a callback each round: a setImmediate a request cost a single client 40% of its event-status rate.
+   * not by a callback each round: a setImmediate for every request would slow even a lone client's reads.
    */
   constructor(
     readonly concurrency: number,

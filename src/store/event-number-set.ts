@@ -11,8 +11,8 @@ type Bucket = { list: Uint16Array; size: number } | { bitmap: Uint8Array }
  * A set of integers (event numbers, any safe integer) kept as Roaring bitmaps keep theirs: two to
  * four bytes a number in sorted lists that grow by doubling, one bit a number where they run close
  * together, where a `Set` spends twenty or more bytes a number and a new hash table each time it
- * fills. A window read remembers every event it has sent in one of these (see pages.ts): a year of
- * the bench store's callbacks (62,600 events) is 48 KiB, and growing it leaves next to no garbage.
+ * fills. A window read remembers every event it has sent in one of these (see pages.ts): a year's
+ * window stays small enough to hold per read, and growing it leaves next to no garbage.
  */
 export class EventNumberSet {
   readonly #buckets = new Map<number, Bucket>()

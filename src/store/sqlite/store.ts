@@ -152,7 +152,7 @@ class SqliteAdapter implements StoreAdapter {
   /**
    * Ready when a write could be committed now: the probe writes a page and rolls it back, which a
    * lock, a read-only connection or a database that may not grow refuse. After a full disk it
-   * commits the page instead, until that works again. About 20 µs; the commit about 150 µs.
+   * commits the page instead, until that works again. Nothing reaches the disk unless it commits.
    */
   ping(): void {
     this.collections()
