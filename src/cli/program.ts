@@ -22,7 +22,7 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
 
   program
     .command('serve')
-    .description('serve the HTTP API (configured by the environment; see README)')
+    .description('serve the HTTP API (configured by the environment; see docs/configuration.md)')
     .action(async () => {
       // Loaded on demand, like `openapi` below, so that the other commands start in a blink.
       const { serve } = await import('./serve.js')

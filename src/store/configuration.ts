@@ -9,7 +9,7 @@ import { PIPELINE_STAGES } from '../vocabulary.js'
  * deadlines; a store records which, and every process that opens it says how it uses that record
  * (ConfigurationUse). Serving instances hold a lease (a row or document renewed every
  * LEASE_RENEW_MS, removed on a clean shutdown): an instance whose configuration differs from that
- * of a live lease does not start. See the README, "Changing the sites or the deadlines".
+ * of a live lease does not start. See docs/configuration.md, "Changing the sites or the deadlines".
  */
 
 /** What the derived state of a store is made for: TRACER_SITES and STAGE_DEADLINES. */
@@ -101,7 +101,7 @@ export function conflictOf(
     where === 'store'
       ? 'a command uses the configuration the store was made with'
       : 'to change it, stop every instance, then start one with the new setting'
-  return new ConfigurationConflictError(`${first.setting} is ${first.here} here but ${first.there} ${whose}; ${what} (README: "Changing the sites or the deadlines")`)
+  return new ConfigurationConflictError(`${first.setting} is ${first.here} here but ${first.there} ${whose}; ${what} (docs/configuration.md: "Changing the sites or the deadlines")`)
 }
 
 /** A configuration as a store records it (JSON), and back; null for a record that is not one. */
