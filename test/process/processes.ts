@@ -82,8 +82,13 @@ export interface CliResult {
 }
 
 /** Runs the command-line tool with `input` on its standard input, in a process group killed once it exits or this process ends. */
-export async function runCli(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
-  const child = spawnOwned(process.execPath, [CLI, ...args], { env: { ...baseEnv(), ...env }, stdio: 'pipe' })
+export function runCli(args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  return runToEnd(process.execPath, [CLI, ...args], { ...baseEnv(), ...env }, input)
+}
+
+/** Runs `command` to its end with only `env` and `input` on its standard input, in a process group killed once it exits or this process ends. */
+export async function runToEnd(command: string, args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  const child = spawnOwned(command, args, { env, stdio: 'pipe' })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk) => (stdout += chunk))

@@ -1,10 +1,8 @@
-import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { end, spawnOwned } from '../owned-processes.js'
-import { startServer } from './processes.js'
+import { runToEnd, startServer } from './processes.js'
 
 /*
  * The README's five-minute walk, run as a newcomer runs it (issue 32): the built service on a
@@ -109,17 +107,12 @@ t.test("the README's five-minute walk runs as written on a fresh store", async (
   // of the test's environment. The script is a file, so no command can read the rest of it as input.
   const script = join(folder, 'walk.sh')
   writeFileSync(script, scriptOf(here))
-  const bash = spawnOwned('bash', ['--noprofile', '--norc', script], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmpdir(), TRACER_DB: store },
-    stdio: ['ignore', 'pipe', 'pipe']
+  const { status, stdout, stderr } = await runToEnd('bash', ['--noprofile', '--norc', script], {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    TRACER_DB: store
   })
-  let stdout = ''
-  let stderr = ''
-  bash.stdout!.on('data', (chunk) => (stdout += chunk))
-  bash.stderr!.on('data', (chunk) => (stderr += chunk))
-  const [code] = (await once(bash, 'exit')) as [number | null]
-  await end(bash)
-  t.equal(code, 0, 'bash ran to the end')
+  t.equal(status, 0, 'bash ran to the end')
 
   const outputs = outputsOf(stdout, here.length)
   here.forEach((step, index) => {
