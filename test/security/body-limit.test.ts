@@ -32,6 +32,7 @@ t.test('every route that takes a body is listed', async (t) => {
       'POST /v1/event-tracer/heartbeats',
       'POST /v1/event-tracer/update-trace',
       'POST /v1/events',
+      'POST /v1/events/get_events',
       'PUT /v1/event-tracer/datatrail/1/intensity'
     ],
     'a new body route joins this list (and this suite) by itself; update the expectation'
