@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
+import { openKeptDatabase } from '../src/store/sqlite/native-lifetimes.js'
 
 /** One statement run through better-sqlite3 in this process: its text, its parameters, and the rows it gave. */
 export interface StatementRun {
@@ -17,7 +18,8 @@ let log: StatementRun[] | undefined
  * them and the rows they give, so a test can hold a read to what it costs, by count rather than by time.
  */
 function patchOnce() {
-  const probe = new Database(':memory:')
+  // Kept alive as every connection must be: on Node 24 a collected one aborts the process (native-lifetimes.ts).
+  const probe = openKeptDatabase(':memory:')
   const prototype = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<Method, (...args: unknown[]) => unknown> & { __counted?: true }
   probe.close()
   if (prototype.__counted === true) return
