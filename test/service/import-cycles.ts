@@ -89,3 +89,12 @@ t.test('the layers point one way: no folder of src/ (nor plugins/, schemas/) imp
   t.ok(layers.get('src/cli')?.has('src/store'), 'the layers’ imports were read')
   t.strictSame(cycles(new Map([...layers].map(([layer, targets]) => [layer, [...targets]]))), [])
 })
+
+t.test('every better-sqlite3 connection is opened kept alive: none is constructed outside native-lifetimes.ts, in the service, its tests or its bench', async (t) => {
+  const folders = [...SOURCE_FOLDERS, 'test', 'bench']
+  const files = folders.flatMap(sourceFiles)
+  t.ok(files.length > 300, `${files.length} files read`)
+  // On Node 24 a collected connection or statement aborts the process (see native-lifetimes.ts).
+  const opening = files.filter((file) => file !== join('src', 'store', 'sqlite', 'native-lifetimes.ts') && /\bnew\s+Database\s*\(/.test(readFileSync(join(ROOT, file), 'utf8')))
+  t.strictSame(opening, [], 'open connections with openKeptDatabase')
+})

@@ -1,10 +1,10 @@
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { StoreMissingError, StoreUnavailableError } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { markDemoAwaited } from './first-start.js'
-import { keptAlive } from './native-lifetimes.js'
+import { keptAlive, openKeptDatabase } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
 
 /**
@@ -16,7 +16,7 @@ import { migrations } from './migrations.js'
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
-  createDatabase: (path: string) => Database.Database = (file) => new Database(file),
+  createDatabase: (path: string) => Database.Database = (file) => openKeptDatabase(file),
   whenMissing: WhenMissing = 'create'
 ): Database.Database {
   const inMemory = path === ':memory:'
