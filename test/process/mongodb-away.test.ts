@@ -36,7 +36,9 @@ t.test('MongoDB unreachable at start: the process listens at once, not ready, an
 })
 
 t.test('a MongoDB setting that waiting cannot fix stops the process with one clear line', async (t) => {
+  // PORT 0: a start binds its address before it opens the store, and 8000 may be taken on a test machine.
   const result = await runCli(['serve'], {
+    PORT: '0',
     TRACER_STORE: 'mongodb',
     MONGODB_URL: 'mongodb://127.0.0.1:27017/?tls=maybe',
     JWT_SECRET: TEST_SECRET

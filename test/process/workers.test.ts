@@ -128,7 +128,9 @@ t.test('a worker that keeps failing at start is restarted after growing delays w
 })
 
 t.test('a worker that cannot use the store stops the service instead of being restarted', async (t) => {
+  // PORT 0: a start binds its address before it opens the store, and 8000 may be taken on a test machine.
   const result = await runCli(['serve'], {
+    PORT: '0',
     WORKERS: '2',
     TRACER_STORE: 'mongodb',
     MONGODB_URL: 'mongodb://127.0.0.1:27017/?tls=maybe',
