@@ -183,7 +183,7 @@ t.test('SIGTERM to the npm start process stops the server with it: no node is le
   // `npm start` as written in package.json, in a folder of its own, with the build step (it needs
   // the sources) replaced by `true`: what runs is npm, the shell and the same command line.
   const manifest = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
-  const build = 'tsc -b tsconfig.build.json && node dashboard/build.mjs --if-changed'
+  const build = 'tsc -b tsconfig.build.json && chmod +x dist/src/cli.js && node dashboard/build.mjs --if-changed'
   t.ok(manifest.scripts.start.startsWith(`${build} && `), 'npm start builds what changed, then serves')
   const folder = resolve(t.testdir(), 'app')
   mkdirSync(folder)
