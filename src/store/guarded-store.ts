@@ -80,7 +80,11 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
     firstStart: guarded('firstStart'),
     // /ready answers at once: a store another process holds locked is not ready to write now.
     ping: () => run('ping', () => adapter.ping(), false).then(() => undefined),
-    close: () => adapter.close(),
+    // Operations waiting for another process's lock end first: a write in flight when a server stops still lands.
+    close: async () => {
+      await locks?.settled()
+      return adapter.close()
+    },
     observe: (observer) => void observers.push(observer)
   }
 }

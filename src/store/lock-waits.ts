@@ -31,6 +31,9 @@ export class LockWaits {
   #free: Promise<void> | undefined
   /** Operations waiting now: the probing stops when none is left. */
   #waiting = 0
+  /** Operations that met the lock and have not ended yet, and who waits for them all to end. */
+  #retrying = 0
+  #settled: (() => void)[] = []
 
   constructor(options: LockWaitOptions) {
     this.#options = { now: () => performance.now(), pause: pauseFor, ...options }
@@ -40,13 +43,31 @@ export class LockWaits {
   async run<T>(work: () => T | Promise<T>): Promise<T> {
     const { budgetMs, isLocked, now } = this.#options
     const giveUpAt = now() + budgetMs
-    for (;;) {
-      try {
-        return await work()
-      } catch (error) {
-        if (!isLocked(error) || !(await this.#freeBefore(giveUpAt))) throw error
+    let retrying = false
+    try {
+      for (;;) {
+        try {
+          return await work()
+        } catch (error) {
+          if (!isLocked(error)) throw error
+          if (!retrying) {
+            retrying = true
+            this.#retrying++
+          }
+          if (!(await this.#freeBefore(giveUpAt))) throw error
+        }
       }
+    } finally {
+      if (retrying && --this.#retrying === 0) this.#settled.splice(0).forEach((resolve) => resolve())
     }
+  }
+
+  /**
+   * Settles once every operation that met the lock has ended (landed, or given up at its budget):
+   * a store closing waits for them, so a write in flight when a server stops still lands.
+   */
+  settled(): Promise<void> {
+    return this.#retrying === 0 ? Promise.resolve() : new Promise((resolve) => this.#settled.push(resolve))
   }
 
   /** Whether the lock was found free before `giveUpAt`. */
