@@ -190,32 +190,17 @@ export const migrations: readonly string[] = [
   `ALTER TABLE audits ADD COLUMN looked_at INTEGER;
    CREATE INDEX audits_by_look_time ON audits (looked_at) WHERE looked_at IS NOT NULL;`,
 
-  // How many transitions and heartbeats each event has, kept rather than counted on each read of a
-  // part of them (a COUNT(*) reads every row of the event, and an event may have millions). Kept
-  // by triggers, so every writer's rows count (the service's and another program's alike) in the
-  // writer's own transaction; filled here once from the rows already stored.
+  // How many heartbeats each event has, kept rather than counted on each read of a part of them (a
+  // COUNT(*) reads every row of the event, and an event may have millions). Kept by triggers, so
+  // every writer's rows count (the service's and another program's alike) in the writer's own
+  // transaction; filled here once from the rows already stored. A history keeps no count: it would
+  // cost every update-trace a write of its own (port.ts, historyPage).
   `CREATE TABLE record_counts (
-     event_no         INTEGER PRIMARY KEY,
-     transition_count INTEGER NOT NULL DEFAULT 0,
-     heartbeat_count  INTEGER NOT NULL DEFAULT 0
+     event_no        INTEGER PRIMARY KEY,
+     heartbeat_count INTEGER NOT NULL DEFAULT 0
    ) STRICT;
-   INSERT INTO record_counts (event_no, transition_count)
-     SELECT event_no, n FROM (SELECT event_no, COUNT(*) AS n FROM transitions GROUP BY event_no) WHERE true;
    INSERT INTO record_counts (event_no, heartbeat_count)
-     SELECT event_no, n FROM (SELECT event_no, COUNT(*) AS n FROM heartbeats GROUP BY event_no) WHERE true
-     ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = excluded.heartbeat_count;
-   CREATE TRIGGER transitions_counted_insert AFTER INSERT ON transitions BEGIN
-     INSERT INTO record_counts (event_no, transition_count) VALUES (new.event_no, 1)
-       ON CONFLICT (event_no) DO UPDATE SET transition_count = transition_count + 1;
-   END;
-   CREATE TRIGGER transitions_counted_delete AFTER DELETE ON transitions BEGIN
-     UPDATE record_counts SET transition_count = transition_count - 1 WHERE event_no = old.event_no;
-   END;
-   CREATE TRIGGER transitions_counted_update AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no BEGIN
-     UPDATE record_counts SET transition_count = transition_count - 1 WHERE event_no = old.event_no;
-     INSERT INTO record_counts (event_no, transition_count) VALUES (new.event_no, 1)
-       ON CONFLICT (event_no) DO UPDATE SET transition_count = transition_count + 1;
-   END;
+     SELECT event_no, n FROM (SELECT event_no, COUNT(*) AS n FROM heartbeats GROUP BY event_no) WHERE true;
    CREATE TRIGGER heartbeats_counted_insert AFTER INSERT ON heartbeats BEGIN
      INSERT INTO record_counts (event_no, heartbeat_count) VALUES (new.event_no, 1)
        ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = heartbeat_count + 1;
@@ -256,12 +241,5 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER transitions_marked_update AFTER UPDATE OF event_no, key, "to", at ON transitions
      BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
    CREATE TRIGGER transitions_marked_moved AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no
-     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
-
-  // A history gives no total (port.ts, historyPage): the count kept beside it cost every
-  // update-trace a write of its own. The heartbeats' count stays: event-status shows it.
-  `DROP TRIGGER transitions_counted_insert;
-   DROP TRIGGER transitions_counted_delete;
-   DROP TRIGGER transitions_counted_update;
-   ALTER TABLE record_counts DROP COLUMN transition_count;`
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`
 ]
