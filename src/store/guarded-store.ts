@@ -37,7 +37,13 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
     const started = observers.length === 0 ? 0 : performance.now()
     let failure: { error: unknown } | undefined
     try {
-      return await (locks === undefined || !waitForLocks ? work() : locks.run(work))
+      try {
+        return await work()
+      } catch (error) {
+        // Another process's lock: waited out between tries, off the event loop (lock-waits.ts).
+        if (locks === undefined || !waitForLocks || !locks.isLocked(error)) throw error
+        return await locks.retry(work, error)
+      }
     } catch (error) {
       failure = { error: adapter.mapError(error) }
       throw failure.error

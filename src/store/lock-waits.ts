@@ -39,26 +39,32 @@ export class LockWaits {
     this.#options = { now: () => performance.now(), pause: pauseFor, ...options }
   }
 
-  /** `work`, tried again each time the lock is found free, until it succeeds, fails otherwise, or the budget is spent. */
-  async run<T>(work: () => T | Promise<T>): Promise<T> {
+  /** Whether `error` is the lock another process holds: what `retry` waits out. */
+  isLocked(error: unknown): boolean {
+    return this.#options.isLocked(error)
+  }
+
+  /**
+   * `work`, which has just failed with the lock error `error`, tried again each time the lock is
+   * found free, until it succeeds, fails otherwise, or the budget is spent (then `error`, the last
+   * lock error). Called only after a lock error: an operation that finds no lock pays nothing here.
+   */
+  async retry<T>(work: () => T | Promise<T>, error: unknown): Promise<T> {
     const { budgetMs, isLocked, now } = this.#options
     const giveUpAt = now() + budgetMs
-    let retrying = false
+    this.#retrying++
     try {
       for (;;) {
+        if (!(await this.#freeBefore(giveUpAt))) throw error
         try {
           return await work()
-        } catch (error) {
-          if (!isLocked(error)) throw error
-          if (!retrying) {
-            retrying = true
-            this.#retrying++
-          }
-          if (!(await this.#freeBefore(giveUpAt))) throw error
+        } catch (next) {
+          if (!isLocked(next)) throw next
+          error = next
         }
       }
     } finally {
-      if (retrying && --this.#retrying === 0) this.#settled.splice(0).forEach((resolve) => resolve())
+      if (--this.#retrying === 0) this.#settled.splice(0).forEach((resolve) => resolve())
     }
   }
 

@@ -9,6 +9,16 @@ import { LockWaits } from '../../src/store/lock-waits.js'
 const locked = () => Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })
 const isLocked = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY'
 
+/** An operation as the store runs one (guarded-store.ts): tried once, and waited out only after a lock error. */
+async function run<T>(waits: LockWaits, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (!waits.isLocked(error)) throw error
+    return waits.retry(work, error)
+  }
+}
+
 function clocked(budgetMs: number, probe: () => void) {
   let now = 0
   const pauses: number[] = []
@@ -28,7 +38,7 @@ function clocked(budgetMs: number, probe: () => void) {
 t.test('work that finds no lock runs once, with no probe', async (t) => {
   let probes = 0
   const { waits, pauses } = clocked(1000, () => probes++)
-  t.equal(await waits.run(() => 42), 42)
+  t.equal(await run(waits, () => 42), 42)
   t.equal(probes, 0)
   t.strictSame(pauses, [])
 })
@@ -40,7 +50,7 @@ t.test('work locked out is tried again each time the probe finds the lock free',
     probes++
     if (probes % 3 !== 0) throw locked()
   })
-  const result = await waits.run(() => {
+  const result = await run(waits, () => {
     tries++
     if (tries < 3) throw locked()
     return 'written'
@@ -54,7 +64,7 @@ t.test('an error other than the lock is thrown at once', async (t) => {
   let probes = 0
   const { waits } = clocked(1000, () => probes++)
   await t.rejects(
-    waits.run(() => {
+    run(waits, () => {
       throw new Error('disk I/O error')
     }),
     { message: 'disk I/O error' }
@@ -67,7 +77,7 @@ t.test('locked out past the budget: the lock error, after probes spaced at most 
     throw locked()
   })
   await t.rejects(
-    waits.run(() => {
+    run(waits, () => {
       throw locked()
     }),
     { code: 'SQLITE_BUSY' }
@@ -81,7 +91,7 @@ t.test('a probe that meets another error lets the work try again and meet it its
     throw new Error('disk I/O error')
   })
   await t.rejects(
-    waits.run(() => {
+    run(waits, () => {
       tries++
       throw tries === 1 ? locked() : new Error('disk I/O error')
     }),
@@ -119,7 +129,7 @@ t.test('many operations waiting share one probe, and probing stops when none wai
     if (!free) throw locked()
     return 'done'
   }
-  const waiting = Array.from({ length: 50 }, () => waits.run(work))
+  const waiting = Array.from({ length: 50 }, () => run(waits, work))
   for (let step = 0; step < 10; step++) await advance(50)
   t.equal(probes, 10, 'one probe at a time for all fifty, not one each')
   free = true
@@ -130,4 +140,47 @@ t.test('many operations waiting share one probe, and probing stops when none wai
   for (let step = 0; step < 10; step++) await advance(50)
   t.equal(probes, 11, 'no probing once nothing waits')
   t.equal(timers.length, 0, 'and no timer left behind')
+})
+
+t.test('settled waits for every operation that met the lock, until it lands', async (t) => {
+  // Pauses end only when the test moves the clock.
+  let now = 0
+  let timers: { at: number; end: () => void }[] = []
+  const advance = async (ms: number) => {
+    now += ms
+    const due = timers.filter((timer) => timer.at <= now)
+    timers = timers.filter((timer) => timer.at > now)
+    for (const timer of due) timer.end()
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve))
+  }
+  let free = false
+  const waits = new LockWaits({
+    budgetMs: 100_000,
+    isLocked,
+    probe: () => {
+      if (!free) throw locked()
+    },
+    now: () => now,
+    pause: (ms) => new Promise<void>((end) => timers.push({ at: now + ms, end }))
+  })
+  let settled = false
+  await waits.settled().then(() => (settled = true))
+  t.ok(settled, 'nothing met the lock: settled at once')
+
+  const landed: string[] = []
+  const write = run(waits, () => {
+    if (!free) throw locked()
+    landed.push('write')
+    return 'landed'
+  })
+  await advance(0)
+  settled = false
+  const closing = waits.settled().then(() => (settled = true))
+  await advance(50)
+  t.notOk(settled, 'not while the write waits for the lock')
+  free = true
+  await advance(50)
+  await closing
+  t.strictSame(landed, ['write'], 'the write landed before settled did')
+  t.equal(await write, 'landed')
 })
