@@ -5,12 +5,12 @@ import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
-import type { EventRecord } from '../../src/domain/records.js'
 import { StoreSnapshot, checkCopy } from '../../src/store/sqlite/backup.js'
 import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { killGroup, spawnOwned } from '../owned-processes.js'
 import { defaultSites } from '../sites.js'
+import { basebandEvent as event } from '../store/fixtures/baseband-event.js'
 import { run } from './run.js'
 
 /*
@@ -94,17 +94,6 @@ t.test('the copy is the store at the moment the backup began, however many commi
   const { folder, path } = await seededStore(t, 500)
   const writing = openSqliteStore(path, defaultSites, { configuration: 'write' })
   t.teardown(() => writing.close())
-  const event = (event_no: number): EventRecord => ({
-    event_no,
-    timestamp: Date.parse('2026-03-01T00:00:00Z'),
-    snr: 10,
-    dm: null,
-    known_source_name: 'EXT',
-    tsar_classification: null,
-    actions: { want: { baseband: true }, got: {} },
-    baseband_requested: true,
-    update_timestamp: 1
-  })
   await writing.events.upsert([event(FIRST_WRITE)])
 
   const snapshot = StoreSnapshot.take(path, 5000)

@@ -3,25 +3,14 @@ import t, { type Test } from 'tap'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
-import type { EventRecord } from '../../src/domain/records.js'
+import { basebandEvent as event, FIXTURE_EVENT_TIME } from './fixtures/baseband-event.js'
 import { CLASSIFICATION_KEY, stageKey } from '../../src/vocabulary.js'
 import { defaultSites as sites } from '../sites.js'
 
 // Finding 10 of issue 27: a write the service did not make marks its event, in the writer's own transaction.
 
-const T0 = Date.parse('2026-03-01T00:00:00Z')
+const T0 = FIXTURE_EVENT_TIME
 
-const event = (event_no: number): EventRecord => ({
-  event_no,
-  timestamp: T0,
-  snr: 10,
-  dm: null,
-  known_source_name: 'EXT',
-  tsar_classification: null,
-  actions: { want: { baseband: true }, got: {} },
-  baseband_requested: true,
-  update_timestamp: 1
-})
 
 const heartbeat = (event_no: number, heartbeat_id: number): HeartbeatInput =>
   ({

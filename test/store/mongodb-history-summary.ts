@@ -1,4 +1,3 @@
-import { setTimeout as pause } from 'node:timers/promises'
 import { isDeepStrictEqual } from 'node:util'
 import type { Db, Document } from 'mongodb'
 import fc from 'fast-check'
@@ -12,6 +11,7 @@ import { MongoStore } from '../../src/store/mongodb/store.js'
 import type { Store } from '../../src/store/port.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey } from '../../src/vocabulary.js'
 import { defaultSites as sites } from '../sites.js'
+import { eventually } from './eventually.js'
 import type { MingoEngine } from './mingo/engine.js'
 import { engineOnly, mongoBackends } from './mongo-backends.js'
 
@@ -73,16 +73,6 @@ async function traceReads(engine: MingoEngine, work: () => Promise<unknown>) {
     traces.findOne = findOne
   }
   return { documents, projections, bytes: documents.reduce((sum, document) => sum + JSON.stringify(document).length, 0) }
-}
-
-/** Reads until `done` holds, a few ms apart, for at most five seconds: for what the watcher does in its own time. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 500; attempt++) {
-    const value = await read()
-    if (done(value)) return value
-    await pause(10)
-  }
-  throw new Error(`Not within five seconds: ${what}`)
 }
 
 t.test('an event with 6,000 transitions: its facts are made from the summary of its history, never the history, and are those the whole history makes', async (t) => {
