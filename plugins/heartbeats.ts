@@ -36,7 +36,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
         response: {
           200: Type.Array(ref(heartbeatSchema(config.TRACER_SITES)), {
             description: 'The heartbeats, ascending by heartbeat_id.',
-            headers: partHeaders('X-Total-Count', 'heartbeats of the event')
+            headers: partHeaders({ header: 'X-Total-Count', of: 'heartbeats of the event' })
           }),
           ...errorResponses(400, 401, 503)
         }
@@ -50,8 +50,7 @@ const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
       const shown = part.heartbeats.slice(0, limit)
       const last = shown.at(-1)?.heartbeat.heartbeat_id
       describePart(reply, {
-        totalHeader: 'x-total-count',
-        total: part.total,
+        total: { header: 'x-total-count', count: part.total },
         next: part.heartbeats.length > limit && last !== undefined ? nextHeartbeatsPath(fastify.prefix, event_no, last, limit) : null
       })
       return shown.map((heartbeat) => heartbeatOutput(heartbeat.heartbeat))

@@ -76,7 +76,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
           'and when there are more, `Link` names the heartbeats read that gives the rest.',
         params: EventNoParamsSchema,
         response: {
-          200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.', headers: partHeaders('X-Heartbeats-Total', 'heartbeats of the event') }),
+          200: ref(eventStatusSchema(sites), { description: 'All seven fields, always.', headers: partHeaders({ header: 'X-Heartbeats-Total', of: 'heartbeats of the event' }) }),
           ...errorResponses(400, 401, 404, 503)
         }
       }
@@ -89,8 +89,7 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
       const last = parts.heartbeats.at(-1)?.heartbeat.heartbeat_id
       const more = parts.heartbeats.length < parts.heartbeatTotal && last !== undefined
       describePart(reply, {
-        totalHeader: 'x-heartbeats-total',
-        total: parts.heartbeatTotal,
+        total: { header: 'x-heartbeats-total', count: parts.heartbeatTotal },
         next: more ? nextHeartbeatsPath(fastify.prefix, event_no, last) : null
       })
       return status

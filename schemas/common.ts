@@ -121,8 +121,8 @@ export const PART_LIMIT = 1000
 export const PartLimitSchema = Type.Integer({ minimum: 1, maximum: PART_LIMIT, default: PART_LIMIT, description: 'At most this many items.' })
 
 /** The response headers of a read that may give only part of a longer list. */
-export const partHeaders = (totalHeader?: string, what?: string) => ({
-  ...(totalHeader === undefined ? {} : { [totalHeader]: Type.Integer({ description: `How many ${what} there are in all.` }) }),
+export const partHeaders = (total?: { header: string; of: string }) => ({
+  ...(total === undefined ? {} : { [total.header]: Type.Integer({ description: `How many ${total.of} there are in all.` }) }),
   Link: Type.String({ description: 'Only when more follow: `<{path and query}>; rel="next"`, the read that gives the next part.' })
 })
 
