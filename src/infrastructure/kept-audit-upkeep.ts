@@ -51,7 +51,8 @@ const UNREADABLE_REMEMBERED = 10_000
  * against the audit made again from its records, in every part a read serves (kept-check.ts): the
  * window's record, the verdict, the next deadline, the stuck stages. A difference (a write another
  * program made where no change stream reached, a crash between two MongoDB writes, a bug, a hand
- * edit) is logged, counted in `tracer_audit_mismatches_total` and repaired by the store; /metrics
+ * edit) is logged, counted in `tracer_audit_mismatches_total` and repaired by the store, and so is
+ * a kept heartbeat count that differs from the heartbeats of the same stretch of events; /metrics
  * says when the last full pass ended, how many rows it checked, and how far the current one is.
  *
  * Each instance sharing a store runs both; a change found by two is recorded once (the store
@@ -143,6 +144,8 @@ async function keptAuditUpkeep(
       }
       const result = await store.audits.verify(verifiedUpTo, verifyPage, clock())
       report(result)
+      for (const eventNo of result.recounted) log.warn({ event_no: eventNo }, `kept audit: the kept heartbeat count of event ${eventNo} differed from its heartbeats; repaired`)
+      gauges.mismatches.inc(result.recounted.length)
       checkedThisPass += result.checked
       gauges.passRows.set(checkedThisPass)
       if (result.last === null) {
@@ -197,7 +200,7 @@ function upkeepMetrics(registers: FastifyInstance['metrics']) {
   return {
     mismatches: new Counter({
       name: 'tracer_audit_mismatches_total',
-      help: 'Kept audits found to differ, in any part a read serves, from the audit made again from their records; each repaired when found.',
+      help: 'Kept audits (and kept heartbeat counts, on SQLite) found to differ, in any part a read serves, from what their records make; each repaired when found.',
       registers: [registers]
     }),
     unreadable: new Counter({

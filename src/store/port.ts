@@ -260,8 +260,10 @@ export interface AuditCollection {
   /**
    * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
    * the audit and those with a kept row. `last`: where the next page starts, null at the end.
+   * `recounted`: the events of the same stretch whose kept heartbeat count differed from their rows,
+   * repaired (a store that counts on each read keeps none: always empty).
    */
-  verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }>
+  verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null; recounted: number[] }>
   /** About how many kept audits there are: what sets the verifier's pace (an estimate is enough). */
   size(): Promise<number>
   /**

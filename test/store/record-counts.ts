@@ -4,6 +4,7 @@ import t from 'tap'
 import type Database from 'better-sqlite3'
 import { migrations } from '../../src/store/sqlite/migrations.js'
 import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
+import { RECOUNT_BOUND } from '../../src/store/sqlite/record-counts.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { defaultSites as sites } from '../sites.js'
 
@@ -83,4 +84,37 @@ t.test('a store written before the counts were kept gets them from its rows when
   t.teardown(() => db.close())
   t.strictSame(kept(db), [[2, 4], [3, 1]], 'each event’s heartbeats, counted once at the upgrade')
   t.equal((await store.heartbeats.page(2, null, 2)).total, 4)
+})
+
+t.test('the verifier holds the kept counts to the heartbeats and repairs a count that drifted, reading at most its bound an event', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, sites)
+  t.teardown(() => store.close())
+  const other = openKeptDatabase(path)
+  t.teardown(() => other.close())
+  const insert = other.prepare('INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, 1)')
+  for (const [id, eventNo] of [[1, 2], [2, 2], [3, 3], [4, 5]] as const) insert.run(id, eventNo, heartbeatDoc(id, eventNo))
+  // More heartbeats than a check reads: its count is taken as it is.
+  other
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ${RECOUNT_BOUND})
+       INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) SELECT 1000 + i, 9, '{}', 1 FROM n`
+    )
+    .run()
+  // How another program makes them drift: a row replaced without its delete trigger, a count set by hand, a count row removed.
+  other.prepare('INSERT OR REPLACE INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (1, 2, ?, 2)').run(heartbeatDoc(1, 2))
+  other.prepare('UPDATE record_counts SET heartbeat_count = 7 WHERE event_no = 3').run()
+  other.prepare('DELETE FROM record_counts WHERE event_no = 5').run()
+  other.prepare('UPDATE record_counts SET heartbeat_count = 1 WHERE event_no = 9').run()
+  t.notSame(kept(other), counted(other), 'the counts drifted')
+
+  const { recounted } = await store.audits.verify(-1, 50, Date.now())
+  t.strictSame(recounted, [2, 3, 5], 'each event whose count differed, repaired; event 9 is past the bound and not read')
+  t.strictSame(
+    kept(other).filter(([eventNo]) => eventNo !== 9),
+    counted(other).filter(([eventNo]) => eventNo !== 9),
+    'every count within the bound agrees with the rows again'
+  )
+  t.equal((await store.heartbeats.page(2, null, 10)).total, 2, 'and a part says so')
+  t.strictSame((await store.audits.verify(-1, 50, Date.now())).recounted, [], 'a second pass finds nothing')
 })

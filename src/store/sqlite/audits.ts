@@ -14,6 +14,7 @@ import type { Adapter } from '../guarded-store.js'
 import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit } from '../port.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteAuditMarks } from './audit-marks.js'
+import type { SqliteRecordCounts } from './record-counts.js'
 
 interface AuditRow {
   event_no: number
@@ -90,7 +91,8 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     private readonly deadlines: StageDeadlines,
     private readonly clock: () => number,
     private readonly records: EventRecordsReader,
-    private readonly marks: SqliteAuditMarks
+    private readonly marks: SqliteAuditMarks,
+    private readonly counts: SqliteRecordCounts
   ) {
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
@@ -330,10 +332,13 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return this.statements.size.get()!
   }
 
-  verify(after: number, limit: number, now: number): AuditCheck & { checked: number; last: number | null } {
+  verify(after: number, limit: number, now: number): AuditCheck & { checked: number; last: number | null; recounted: number[] } {
     // The events in the audit and the kept rows: a row of an event no longer in it differs too.
     const eventNos = this.records.listedOrKeptAfter(after, limit)
-    return { ...this.check(eventNos, now), checked: eventNos.length, last: eventNos.length < limit ? null : eventNos.at(-1)! }
+    const last = eventNos.length < limit ? null : eventNos.at(-1)!
+    // The kept heartbeat counts of the same stretch of event numbers, whatever is audited there.
+    const recounted = this.counts.recheck(after, last ?? Number.MAX_SAFE_INTEGER)
+    return { ...this.check(eventNos, now), checked: eventNos.length, last, recounted }
   }
 
   /**

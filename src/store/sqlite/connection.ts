@@ -4,6 +4,7 @@ import type { AdapterCollections } from '../guarded-store.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import { SqliteAudits } from './audits.js'
 import { SqliteAuditMarks } from './audit-marks.js'
+import { SqliteRecordCounts } from './record-counts.js'
 import { RecordWrites } from './record-writes.js'
 import { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
@@ -49,7 +50,7 @@ export class SqliteConnection {
     sites: Sites,
     audit: KeptAuditSettings
   ) {
-    const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db, sites), new SqliteAuditMarks(db)))
+    const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db, sites), new SqliteAuditMarks(db), new SqliteRecordCounts(db)))
     // Every record table is written through these, so that each write keeps its event's audit.
     const records = new RecordWrites(db, audits)
     const tables = {
