@@ -35,6 +35,28 @@ function clocked(budgetMs: number, probe: () => void) {
   return { waits, pauses, now: () => now }
 }
 
+/**
+ * A clock whose pauses end only when the test moves it (`advance`), then lets the event loop turn
+ * a few times: the test decides what happens between two probes.
+ */
+function steppedClock() {
+  let now = 0
+  let timers: { at: number; end: () => void }[] = []
+  const clock = {
+    now: () => now,
+    pause: (ms: number) => new Promise<void>((end) => timers.push({ at: now + ms, end })),
+    pending: () => timers.length
+  }
+  const advance = async (ms: number) => {
+    now += ms
+    const due = timers.filter((timer) => timer.at <= now)
+    timers = timers.filter((timer) => timer.at > now)
+    for (const timer of due) timer.end()
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve))
+  }
+  return { advance, clock }
+}
+
 t.test('work that finds no lock runs once, with no probe', async (t) => {
   let probes = 0
   const { waits, pauses } = clocked(1000, () => probes++)
@@ -101,16 +123,7 @@ t.test('a probe that meets another error lets the work try again and meet it its
 })
 
 t.test('many operations waiting share one probe, and probing stops when none waits', async (t) => {
-  // Pauses end only when the test moves the clock: it decides what happens between two probes.
-  let now = 0
-  let timers: { at: number; end: () => void }[] = []
-  const advance = async (ms: number) => {
-    now += ms
-    const due = timers.filter((timer) => timer.at <= now)
-    timers = timers.filter((timer) => timer.at > now)
-    for (const timer of due) timer.end()
-    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve))
-  }
+  const { advance, clock } = steppedClock()
   let probes = 0
   let free = false
   const waits = new LockWaits({
@@ -120,8 +133,8 @@ t.test('many operations waiting share one probe, and probing stops when none wai
       probes++
       if (!free) throw locked()
     },
-    now: () => now,
-    pause: (ms) => new Promise<void>((end) => timers.push({ at: now + ms, end }))
+    now: clock.now,
+    pause: clock.pause
   })
   let tries = 0
   const work = () => {
@@ -139,20 +152,11 @@ t.test('many operations waiting share one probe, and probing stops when none wai
   t.equal(probes, 11)
   for (let step = 0; step < 10; step++) await advance(50)
   t.equal(probes, 11, 'no probing once nothing waits')
-  t.equal(timers.length, 0, 'and no timer left behind')
+  t.equal(clock.pending(), 0, 'and no timer left behind')
 })
 
 t.test('settled waits for every operation that met the lock, until it lands', async (t) => {
-  // Pauses end only when the test moves the clock.
-  let now = 0
-  let timers: { at: number; end: () => void }[] = []
-  const advance = async (ms: number) => {
-    now += ms
-    const due = timers.filter((timer) => timer.at <= now)
-    timers = timers.filter((timer) => timer.at > now)
-    for (const timer of due) timer.end()
-    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve))
-  }
+  const { advance, clock } = steppedClock()
   let free = false
   const waits = new LockWaits({
     budgetMs: 100_000,
@@ -160,8 +164,8 @@ t.test('settled waits for every operation that met the lock, until it lands', as
     probe: () => {
       if (!free) throw locked()
     },
-    now: () => now,
-    pause: (ms) => new Promise<void>((end) => timers.push({ at: now + ms, end }))
+    now: clock.now,
+    pause: clock.pause
   })
   let settled = false
   await waits.settled().then(() => (settled = true))
