@@ -8,6 +8,8 @@ export interface LoadOptions {
   pid: number
   connections: number
   seconds: number
+  /** A fixed number of requests instead of `seconds`: a cost per request over a count, not over a time. */
+  amount?: number
   requests: autocannon.Request[]
   /** Requests a second over all connections; unset: as fast as the server answers. */
   overallRate?: number
@@ -37,6 +39,8 @@ export interface LoadResult {
    */
   serverCores: number
   loadGeneratorCores: number
+  /** CPU time (user and system) of the server's processes over the responses: µs a request. */
+  serverCpuUsPerRequest: number
 }
 
 /** Runs autocannon once and measures what the table needs. autocannon makes all the requests. */
@@ -50,7 +54,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       {
         url: options.url,
         connections: options.connections,
-        duration: options.seconds,
+        ...(options.amount === undefined ? { duration: options.seconds } : { amount: options.amount }),
         requests: options.requests,
         ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate })
       },
@@ -61,6 +65,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     instance.on('tick', () => options.onSecond?.(++elapsed))
   })
   const memory = rss.stop()
+  const serverCpu = cpuSeconds(server) - cpuBefore.server
   const cores = (before: number, after: number) => (after - before) / result.duration
   times.sort((a, b) => a - b)
   const statusCounts: Record<string, number> = {}
@@ -77,8 +82,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     timeouts: result.timeouts,
     peakRssMb: toMb(memory.peak),
     lastRssMb: toMb(memory.last),
-    serverCores: cores(cpuBefore.server, cpuSeconds(server)),
-    loadGeneratorCores: cores(cpuBefore.self, cpuSeconds([process.pid]))
+    serverCores: serverCpu / result.duration,
+    loadGeneratorCores: cores(cpuBefore.self, cpuSeconds([process.pid])),
+    serverCpuUsPerRequest: times.length > 0 ? (serverCpu * 1e6) / times.length : Number.NaN
   }
 }
 

@@ -62,7 +62,8 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
     const cpu = `${median.serverCores.toFixed(2)} / ${median.loadGeneratorCores.toFixed(2)}`
     const errors = summary.scenario.expectedStatus === 200 ? String(summary.unexpectedStatuses) : `${summary.unexpectedStatuses}¹`
     const transport = summary.timeouts > 0 ? `${summary.transportErrors} + ${summary.timeouts} timeouts` : String(summary.transportErrors)
-    return [summary.scenario.title, summary.scenario.connections, rps, ms(median.p50), p99, errors, transport, rss, cpu, vsBare]
+    const cpuPerRequest = Number.isNaN(median.serverCpuUsPerRequest) ? '–' : median.serverCpuUsPerRequest.toFixed(median.serverCpuUsPerRequest < 100 ? 1 : 0)
+    return [summary.scenario.title, summary.scenario.connections, rps, ms(median.p50), p99, cpuPerRequest, errors, transport, rss, cpu, vsBare]
   })
 
   const writes = input.summaries.some((summary) => summary.writes !== undefined)
@@ -73,7 +74,7 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
     `- Store: ${input.store.spec.events.toLocaleString('en-US')} events over ${input.store.spec.days} days (seed ${input.store.spec.seed}), ` +
       `${input.store.reused ? `reused (seeded ${input.store.seededAt})` : 'seeded by this run'}; ` +
       `events from ${new Date(input.store.oldest).toISOString()} to ${new Date(input.store.newest).toISOString()}`,
-    `- Method: ${input.rounds} interleaved rounds of ${input.roundSeconds} s per scenario after a warm-up; req/s, p50 and p99 from the ` +
+    `- Method: ${input.rounds} interleaved rounds per scenario after a warm-up, each of the number of requests the warm-up's rate makes in ${input.roundSeconds} s; req/s, p50 and p99 from the ` +
       'median round by req/s; errors summed and RSS the highest over all rounds. Service: `tracer serve`, NODE_ENV=production, ' +
       'LOG_LEVEL=info (the default; the bare route logs at warn), AUTH_RATE_LIMIT raised to 1,000,000 so the login scenario measures scrypt, not the limiter, and MAX_STREAMED_RESPONSES_PER_CLIENT to 32 (the instance’s whole bound) since one user drives every connection. ' +
       'autocannon runs in the bench process on the same 2 cores: the CPU column gives the cores the service used on average ' +
@@ -88,12 +89,14 @@ export function renderReport(input: ReportInput, verdicts: Verdict[], evidence: 
     '',
     '## Every scenario',
     '',
-    '| Scenario | Conns | req/s | p50 ms | p99 ms | Non-2xx | Transport errors | Peak RSS MB | CPU cores: service / load generator | vs bare |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| Scenario | Conns | req/s | p50 ms | p99 ms | CPU µs a request³ | Non-2xx | Transport errors | Peak RSS MB | CPU cores: service / load generator | vs bare |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map((cells) => `| ${cells.join(' | ')} |`),
     '',
     '¹ responses other than the expected 401.',
     '² the primary and its workers together; the 150 MB target is one process’s.',
+    '³ CPU time (user + system, from /proc) of the service’s processes over the median round’s requests: every round of a scenario sends the same number, set from its warm-up’s rate to last about a round. ' +
+      'To compare two builds, run the A/B instrument (`BENCH_BASELINE=<commit or worktree>`, docs/performance.md): one process per build shares the cores with the load generator here.',
     ''
   ]
   if (writes) lines.push(`- update-trace, every acknowledged (event, key) read back from the SQLite file: ${stated('lostUpdates')}`)

@@ -21,6 +21,7 @@ export function round(figures: Partial<LoadResult> = {}): LoadResult {
     lastRssMb: 95,
     serverCores: 0.9,
     loadGeneratorCores: 0.4,
+    serverCpuUsPerRequest: 150,
     ...figures
   }
 }
