@@ -5,6 +5,7 @@ import { cpuCost, type CpuCost } from './cpu-cost.js'
 import { NOISY_PERCENT, startCpuAccounting } from './cpu-share.js'
 import { fullYearRss, type FullYearResult } from './full-year.js'
 import { readBaseline } from './baseline.js'
+import { abBench } from './ab-bench.js'
 import { fairShares, type FairSharesResult } from './fair-shares.js'
 import { slowReaders, type SlowReadersResult } from './slow-readers.js'
 import { longHistory, type LongHistoryResult } from './long-history.js'
@@ -24,7 +25,7 @@ import { perRequest, scenariosToProfile, type Evidence } from './why.js'
 
 /** `npm run bench` (issue 5): every scenario against the service and the bare route, then one report. */
 
-const ROUNDS = positiveInteger('BENCH_ROUNDS', 3)
+const ROUNDS = positiveInteger('BENCH_ROUNDS', process.env.BENCH_BASELINE === undefined || process.env.BENCH_BASELINE.endsWith('.md') ? 3 : 6)
 const ROUND_SECONDS = positiveInteger('BENCH_SECONDS', 6)
 const WARMUP_SECONDS = 2
 const FULL_YEAR_RUNS = 3
@@ -43,8 +44,16 @@ const measures = (id: string) => ONLY === undefined || ONLY.includes(id)
  */
 const WRITE = ONLY === undefined || process.env.BENCH_WRITE === '1'
 const PROFILE_SECONDS = positiveInteger('BENCH_PROFILE_SECONDS', 6)
-/** A report of the same bench at another commit on this machine (its latest.md), to set this run's figures beside. */
-const BASELINE = process.env.BENCH_BASELINE === undefined || process.env.BENCH_BASELINE === '' ? undefined : readBaseline(process.env.BENCH_BASELINE)
+/**
+ * BENCH_BASELINE names a build to run beside this one, a fresh process of each per round (a commit
+ * or a built worktree: ab-bench.ts), or a report of the same bench at another commit (its
+ * latest.md, a file ending in .md) whose figures this run's are set beside.
+ */
+const BASELINE_NAME = process.env.BENCH_BASELINE ?? ''
+const BASELINE = BASELINE_NAME.endsWith('.md') ? readBaseline(BASELINE_NAME) : undefined
+const AB = BASELINE_NAME !== '' && BASELINE === undefined
+/** CPU seconds each A/B measurement should take: the 10 ms ticks of /proc stay under 1% of it. */
+const AB_CPU_SECONDS = positiveInteger('BENCH_AB_CPU_SECONDS', 2)
 
 function positiveInteger(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback)
@@ -81,10 +90,20 @@ async function main(): Promise<void> {
     if (uses('workers')) workers = await bench.startService([], 2)
     const servers = { service, bare, workers }
 
-    const runOnce = async (scenario: Scenario, seconds: number, readMemoryAfter = false) => {
+    // A round sends a fixed number of requests, set from the warm-up's rate: the service's CPU
+    // time is divided by a count that does not move with the machine's speed in that round.
+    const amounts = new Map<string, number>()
+    const runOnce = async (scenario: Scenario, seconds: number, readMemoryAfter = false, amount?: number) => {
       const server = servers[scenario.server]!
       const { requests, check } = scenario.prepare()
-      const result = await runLoad({ url: server.url, pid: server.pid, connections: scenario.connections, seconds, requests })
+      const result = await runLoad({
+        url: server.url,
+        pid: server.pid,
+        connections: scenario.connections,
+        seconds,
+        ...(amount === undefined ? {} : { amount }),
+        requests
+      })
       // Only the service has /metrics; with workers, it would be one process's of several.
       if (readMemoryAfter && scenario.server === 'service') memory.set(scenario.id, await readMemory(server.url, context.token))
       const written = check === undefined ? undefined : await check()
@@ -96,6 +115,7 @@ async function main(): Promise<void> {
     // Warm-up: JIT, SQLite and OS page caches; also a first check that every scenario gets the status it expects.
     for (const scenario of list) {
       const { result } = await runOnce(scenario, WARMUP_SECONDS)
+      amounts.set(scenario.id, Math.max(scenario.connections, Math.round(result.rps * ROUND_SECONDS)))
       const wrong = unexpectedStatuses(result.statusCounts, scenario.expectedStatus)
       const note = wrong > 0 || result.transportErrors > 0 ? ` — statuses ${JSON.stringify(result.statusCounts)}, transport errors ${result.transportErrors}` : ''
       log(`warm-up ${scenario.id}: ${Math.round(result.rps)} req/s${note}`)
@@ -106,12 +126,12 @@ async function main(): Promise<void> {
     // (once a minute at most), and what that leaves in the heap should reach as few rounds as can be.
     for (let round = 1; round <= ROUNDS; round++) {
       for (const scenario of list) {
-        const { result, written } = await runOnce(scenario, ROUND_SECONDS, round === ROUNDS)
+        const { result, written } = await runOnce(scenario, ROUND_SECONDS, round === ROUNDS, amounts.get(scenario.id))
         results.set(scenario.id, [...(results.get(scenario.id) ?? []), result])
         if (written !== undefined) writes.push(written)
         const lost = written === undefined ? '' : `, ${written.lost} lost of ${written.acknowledged}`
         log(
-          `round ${round}/${ROUNDS} ${scenario.id}: ${Math.round(result.rps)} req/s, p50 ${result.p50.toFixed(2)} ms, ` +
+          `round ${round}/${ROUNDS} ${scenario.id}: ${Math.round(result.rps)} req/s, ${result.serverCpuUsPerRequest.toFixed(1)} µs CPU a request, p50 ${result.p50.toFixed(2)} ms, ` +
             `p99 ${result.p99.toFixed(2)} ms, RSS ${result.peakRssMb.toFixed(0)} MB${lost}`
         )
       }
@@ -219,7 +239,20 @@ async function profileMisses(bench: Bench, verdicts: Verdict[]) {
 
 const log = (line: string) => void process.stderr.write(`bench: ${line}\n`)
 
-await main().catch((error: unknown) => {
+async function ab(): Promise<void> {
+  const report = await abBench({
+    baseline: BASELINE_NAME,
+    rounds: ROUNDS,
+    cpuSeconds: AB_CPU_SECONDS,
+    write: WRITE,
+    profileSeconds: PROFILE_SECONDS,
+    log,
+    ...(ONLY === undefined ? {} : { only: ONLY })
+  })
+  process.stdout.write(report)
+}
+
+await (AB ? ab() : main()).catch((error: unknown) => {
   process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
   process.exitCode = 1
 })
