@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { HealthSchema, VersionSchema } from '../schemas/service.js'
 import { packageVersion } from '../src/package-info.js'
+import { KeptAuditRebuildingError } from '../src/store/port.js'
 
 /** Routes without a token: for clients choosing a base URL, load balancers and humans. */
 const service: FastifyPluginAsyncTypebox = async (fastify) => {
@@ -42,13 +43,18 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
       schema: {
         tags: ['service'],
         operationId: 'getReady',
-        summary: 'The store answers; 503 while it does not',
-        description: 'Pings the store: a readiness probe for a load balancer. The service recovers by itself when the store returns.',
+        summary: 'The store answers; 503 while it does not, or while the kept audit is being made again',
+        description:
+          'Pings the store: a readiness probe for a load balancer. The service recovers by itself when the store returns. ' +
+          'An instance that started on a store whose kept audit was made under other settings (or by a release that audits otherwise) ' +
+          'makes it again while it serves: until that ends, this answers 503 with how far it has come, and so do the reads of the audit; every other route is served.',
         security: noSecurity(),
         response: { 200: ref(HealthSchema, { description: 'The store answers.' }), ...errorResponses(503) }
       }
     },
     async () => {
+      const progress = fastify.store.keptAudit.rebuilding()
+      if (progress !== null) throw new KeptAuditRebuildingError(progress)
       await fastify.store.ping()
       return { status: 'ok' as const }
     }

@@ -65,6 +65,12 @@ export const ConfigSchema = Type.Object({
     default: 5000,
     description: 'How long SQLite waits for another process’s lock before answering 503.'
   }),
+  TRACER_REBUILD_BATCH: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 500,
+    description: 'Events a SQLite transaction makes again while the kept audit is rebuilt: the longest a write waits for the rebuild.'
+  }),
   MONGODB_URL: Type.Optional(
     Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'Connection string, with TRACER_STORE=mongodb.' })
   ),

@@ -46,7 +46,8 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
 /** What a single server does before it listens, done once so that the workers find it done. */
 async function prepareSqliteStore(config: Config): Promise<void> {
   try {
-    const store = await openStore(config, { whenMissing: 'create-for-demo' })
+    // The workers make a kept audit that is due while they serve: here it would hold their listening up.
+    const store = await openStore(config, { whenMissing: 'create-for-demo', rebuild: 'left' })
     try {
       await prepareStore(store, config, (line) => void process.stdout.write(line + '\n'))
     } finally {

@@ -2,7 +2,7 @@ import type { FastifyError } from 'fastify'
 import type { Exception } from '../../schemas/common.js'
 import { AppError, badRequest } from '../app-error.js'
 import { fieldText, InputError } from '../domain/input-error.js'
-import { StoreUnavailableError } from '../store/port.js'
+import { KeptAuditRebuildingError, StoreUnavailableError } from '../store/port.js'
 import { describeValidationIssue } from './validation-issues.js'
 
 const exceptionByStatus: Partial<Record<number, Exception>> = {
@@ -40,6 +40,7 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error
   if (!(error instanceof Error)) return INTERNAL_ERROR
   if (error instanceof InputError) return badRequest(`${fieldText(error.field)} ${error.reason}`)
+  if (error instanceof KeptAuditRebuildingError) return new AppError(503, 'ServiceUnavailable', [error.message])
   if (error instanceof StoreUnavailableError) {
     return new AppError(503, 'ServiceUnavailable', ['The store is unavailable; try again shortly.'])
   }

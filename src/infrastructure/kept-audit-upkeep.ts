@@ -55,7 +55,7 @@ const UNREADABLE_REMEMBERED = 10_000
  * a kept heartbeat count that differs from the heartbeats of the same stretch of events; /metrics
  * says when the last full pass ended, how many rows it checked, and how far the current one is.
  *
- * Each instance sharing a store runs both; a change found by two is recorded once (the store
+ * Both wait while the kept audit is being made again. Each instance sharing a store runs both; a change found by two is recorded once (the store
  * settles each look in one transaction, or one conditional write). Failures (the store away) are
  * logged once until it answers again; nothing stops.
  */
@@ -185,10 +185,14 @@ async function keptAuditUpkeep(
     later(full ? 0 : marksCheckMs, checkMarked)
   }
 
+  // A kept audit being made again is neither settled nor checked: the rebuild makes every row, and
+  // the rows it has not reached yet were made under other settings.
   fastify.addHook('onReady', async () => {
-    later(0, checkDeadlines)
-    later(0, checkMarked)
-    later(verifyEveryMs, verify)
+    void store.keptAudit.made.then(() => {
+      later(0, checkDeadlines)
+      later(0, checkMarked)
+      later(verifyEveryMs, verify)
+    })
   })
   fastify.addHook('onClose', async () => {
     stopped = true

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { StoreUnavailableError } from '../store/port.js'
+import { KeptAuditRebuildingError, StoreUnavailableError } from '../store/port.js'
 
 /** During an outage, the longest a success elsewhere waits before the store is probed again. */
 const PROBE_INTERVAL_MS = 1000
@@ -43,6 +43,8 @@ async function storeOutageLog(fastify: FastifyInstance) {
 
   store.observe((operation, _seconds, ok, error) => {
     if (closing) return
+    // Not an outage: the store serves everything else, and the rebuild's start and end are logged by the server.
+    if (error instanceof KeptAuditRebuildingError) return
     if (error instanceof StoreUnavailableError) {
       if (outage !== undefined) return void outage.refused++
       outage = { since: now(), refused: 1 }

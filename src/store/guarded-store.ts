@@ -1,5 +1,5 @@
 import type { LockWaits } from './lock-waits.js'
-import type { Store, StoreObserver } from './port.js'
+import { KEPT_AUDIT_MADE, KeptAuditRebuildingError, type KeptAuditState, type Store, type StoreObserver } from './port.js'
 
 /** A port interface as an adapter may implement it: SQLite answers at once, MongoDB with promises. */
 export type Adapter<T> = {
@@ -29,7 +29,7 @@ export interface StoreAdapter {
  * each operation to the observer, so an adapter method added to the port needs nothing here.
  * Wrappers are made on first use of each method, then reused: nothing is allocated per call.
  */
-export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
+export function guardedStore(adapter: StoreAdapter, locks?: LockWaits, keptAudit: KeptAuditState = KEPT_AUDIT_MADE): Store {
   const observers: StoreObserver[] = []
 
   /** An operation; one that finds another process's lock waits for it between tries (`locks`), unless it is the readiness probe. */
@@ -52,7 +52,11 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
     }
   }
 
+  // What reads the kept audit or its verdict changes waits until it is made: a half-made audit would answer wrongly.
+  const readsKeptAudit = (name: CollectionName) => name === 'audits' || name === 'verdictChanges'
+
   const guarded = <K extends CollectionName>(name: K): Store[K] => {
+    const gated = readsKeptAudit(name)
     const wrappers = new Map<string, (...args: unknown[]) => Promise<unknown>>()
     return new Proxy({} as Store[K], {
       get(_target, method) {
@@ -62,6 +66,8 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
           const operation = `${name}.${method}`
           wrapper = (...args) =>
             run(operation, () => {
+              const progress = gated ? keptAudit.rebuilding() : null
+              if (progress !== null) throw new KeptAuditRebuildingError(progress)
               const collection = adapter.collections()[name] as unknown as Record<string, (...args: unknown[]) => unknown>
               return collection[method]!(...args)
             })
@@ -84,6 +90,7 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits): Store {
     audits: guarded('audits'),
     verdictChanges: guarded('verdictChanges'),
     firstStart: guarded('firstStart'),
+    keptAudit,
     // /ready answers at once: a store another process holds locked is not ready to write now.
     ping: () => run('ping', () => adapter.ping(), false).then(() => undefined),
     // Operations waiting for another process's lock end first: a write in flight when a server stops still lands.

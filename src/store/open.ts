@@ -8,7 +8,7 @@ import type { WhenMissing } from './when-missing.js'
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 
 // loadConfig requires it with mongodb; a Config built by hand may still lack it.
-function mongoSettings(config: Config, use: StoreUse) {
+function mongoSettings(config: Config, { rebuild: _sqliteOnly, ...use }: StoreUse) {
   if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
@@ -23,6 +23,12 @@ export interface StoreUse {
   notify?: (line: string) => void
   /** Told when a serving instance finds the store's configuration changed under it. */
   lost?: (error: ConfigurationConflictError) => void
+  /**
+   * When a kept audit that is due is made again (SQLite, sqlite/kept-audit-rebuild.ts): before the
+   * store is handed over unless told otherwise; a server's while it serves; the primary of several
+   * workers leaves it to them. MongoDB makes it before its store serves, whatever this says.
+   */
+  rebuild?: 'before-open' | 'while-serving' | 'left'
 }
 
 export interface OpenOptions extends StoreUse {
@@ -32,13 +38,13 @@ export interface OpenOptions extends StoreUse {
   log?: (message: string) => void
 }
 
-/** The store chosen by TRACER_STORE, ready to use: for commands, and a SQLite server. */
+/** The store chosen by TRACER_STORE, ready to use: for commands, and a SQLite server (whose kept audit may still be made, see StoreUse.rebuild). */
 export async function openStore(config: Config, { whenMissing = 'create', log = toStderr, ...use }: OpenOptions = {}): Promise<Store> {
   switch (config.TRACER_STORE) {
     case 'sqlite': {
       // Each adapter is loaded only when chosen: a process holds the modules of one store, not both.
       const { openSqliteStore } = await import('./sqlite/store.js')
-      const options = { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, whenMissing, deadlines: config.STAGE_DEADLINES, ...use }
+      const options = { busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, rebuildBatch: config.TRACER_REBUILD_BATCH, whenMissing, deadlines: config.STAGE_DEADLINES, ...use }
       return openSqliteStore(config.TRACER_DB, config.TRACER_SITES, options)
     }
     case 'mongodb': {
@@ -57,7 +63,7 @@ export interface ServingStore {
 
 /**
  * The store for a server, which listens whatever the database does. SQLite is opened and
- * prepared before this resolves. MongoDB connects in the background, retrying for as long as it
+ * prepared before this resolves; a kept audit it must make again is made while it serves. MongoDB connects in the background, retrying for as long as it
  * does not answer (each retry goes to `log`); its store answers 503 until then, and `prepare`
  * (start-up work that needs the store) runs once it serves.
  */
@@ -66,7 +72,7 @@ export async function openStoreForServing(
   { log, prepare, ...use }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> } & Pick<StoreUse, 'notify' | 'lost'>
 ): Promise<ServingStore> {
   // Each serving process holds a lease: an instance with another configuration does not start beside it.
-  const serving: StoreUse = { configuration: 'adopt', instance: thisInstance(), ...use }
+  const serving: StoreUse = { configuration: 'adopt', instance: thisInstance(), rebuild: 'while-serving', ...use }
   switch (config.TRACER_STORE) {
     case 'sqlite': {
       const store = await openStore(config, { whenMissing: 'create-for-demo', ...serving })

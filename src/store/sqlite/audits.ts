@@ -14,6 +14,7 @@ import type { Adapter } from '../guarded-store.js'
 import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit } from '../port.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteAuditMarks } from './audit-marks.js'
+import { factsRebuiltUpTo } from './rebuild-plan.js'
 import type { SqliteRecordCounts } from './record-counts.js'
 
 interface AuditRow {
@@ -55,8 +56,11 @@ function toWindowEntry(row: WindowRow): WindowEntry {
   return report
 }
 
-/** An event a write touched: its kept audit as found, none, or one that could not be read. */
-type Touched = (KeptAudit & { before: Before }) | 'absent' | 'unreadable'
+/**
+ * An event a write touched: its kept audit as found, none, one that could not be read, or one a
+ * rebuild of the facts has not reached yet (its facts were made under other settings).
+ */
+type Touched = (KeptAudit & { before: Before }) | 'absent' | 'unreadable' | 'not-rebuilt'
 
 /** What a write hands over: each event it touched, and what the write did to its facts. */
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
@@ -83,6 +87,7 @@ const toKeptRow = (row: ServedRow): KeptRow => ({
  * from all its records at once.
  */
 export class SqliteAudits implements Adapter<AuditCollection> {
+  private readonly factsRebuiltUpTo: () => number | undefined
   private readonly statements
 
   constructor(
@@ -92,8 +97,11 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     private readonly clock: () => number,
     private readonly records: EventRecordsReader,
     private readonly marks: SqliteAuditMarks,
-    private readonly counts: SqliteRecordCounts
+    private readonly counts: SqliteRecordCounts,
+    /** Whether this process knows of a rebuild under way: only then do writes ask how far it went. */
+    private readonly rebuilding: () => boolean = () => false
   ) {
+    this.factsRebuiltUpTo = factsRebuiltUpTo(db)
     this.statements = {
       get: db.prepare<[number], AuditRow>('SELECT event_no, facts, verdict, due_at, stuck FROM audits WHERE event_no = ?'),
       // The deadline check's read: the row and the clock its look was made at, in one statement.
@@ -106,7 +114,6 @@ export class SqliteAudits implements Adapter<AuditCollection> {
            verdict = excluded.verdict, due_at = excluded.due_at, stuck = excluded.stuck, looked_at = excluded.looked_at`
       ),
       remove: db.prepare<[number]>('DELETE FROM audits WHERE event_no = ?'),
-      removeAll: db.prepare('DELETE FROM audits'),
       listed: db.prepare<[number], number>('SELECT baseband_requested FROM events WHERE event_no = ?').pluck(),
       setLook: db.prepare<{ event_no: number; verdict: string | null; due_at: number | null; stuck: string; looked_at: number }>(
         'UPDATE audits SET verdict = @verdict, due_at = @due_at, stuck = @stuck, looked_at = @looked_at WHERE event_no = @event_no'
@@ -149,13 +156,14 @@ export class SqliteAudits implements Adapter<AuditCollection> {
    */
   keep(changes: FactChanges): void {
     const touched = new Map<number, Touched>()
+    const rebuiltUpTo = this.rebuilding() ? this.factsRebuiltUpTo() : undefined
     for (const [eventNo, change] of changes) {
       let kept = touched.get(eventNo)
       if (kept === undefined) {
-        kept = this.keptForWrite(eventNo)
+        kept = rebuiltUpTo !== undefined && eventNo > rebuiltUpTo ? 'not-rebuilt' : this.keptForWrite(eventNo)
         touched.set(eventNo, kept)
       }
-      if (kept === 'absent' || kept === 'unreadable') continue
+      if (typeof kept === 'string') continue
       try {
         change(kept.facts)
       } catch (error) {
@@ -165,13 +173,18 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     }
     const settings = this.settings()
     const fromRecords: number[] = []
+    const notRebuilt: number[] = []
     for (const [eventNo, kept] of touched) {
       if (kept === 'unreadable') fromRecords.push(eventNo)
-      else if (kept !== 'absent') this.write(kept.facts, kept.before, settings)
+      else if (kept === 'not-rebuilt') {
+        if (this.statements.listed.get(eventNo) === 1 || this.statements.get.get(eventNo) !== undefined) notRebuilt.push(eventNo)
+      } else if (kept !== 'absent') this.write(kept.facts, kept.before, settings)
       else if (this.statements.listed.get(eventNo) === 1) fromRecords.push(eventNo)
     }
     // Read together: a bulk load that writes its events after their other records brings a batch in at once.
     for (const [eventNo, records] of this.records.of(fromRecords)) this.write(factsOf(eventNo, records, this.sites), OUTSIDE, settings)
+    // As the rebuild will make them: no verdict change against a row made under other settings.
+    for (const [eventNo, records] of this.records.of(notRebuilt)) this.write(factsOf(eventNo, records, this.sites), null, settings)
   }
 
   /**
@@ -212,22 +225,37 @@ export class SqliteAudits implements Adapter<AuditCollection> {
   }
 
   /**
-   * Makes every kept row again from the records (`facts`), or only looks at every row again with
-   * the configured deadlines (`looks`), a page at a time inside the caller's transaction. No verdict
-   * change is recorded: nobody streams while a store opens, and a store's first build would record one per event.
+   * One batch of a rebuild (kept-audits-refresh.ts), inside the caller's transaction: the next
+   * `limit` events after `after`, in order of event number, made again from their records
+   * (`facts`: every event in the audit or with a kept row, so the row of an event no longer in it
+   * goes) or looked at again with the configured deadlines (`looks`: every kept row). Resolves to
+   * the events done. No verdict change is recorded: nothing streams them while the audit is made
+   * again, and a store's first build would record one per event. An event whose records cannot be
+   * read is left as it is, for the verifier to report.
    */
-  rebuild(what: 'facts' | 'looks'): void {
+  rebuildAfter(what: 'facts' | 'looks', after: number, limit: number): number[] {
     const settings = this.settings()
-    const pageSize = 1000
-    if (what === 'facts') this.statements.removeAll.run()
-    const next = (after: number) => (what === 'facts' ? this.records.listedAfter(after, pageSize) : this.records.keptAfter(after, pageSize))
-    for (let eventNos = next(-1); eventNos.length > 0; eventNos = next(eventNos.at(-1)!)) {
-      if (what === 'facts') {
-        for (const [eventNo, records] of this.records.of(eventNos)) this.write(factsOf(eventNo, records, this.sites), null, settings)
-      } else {
-        for (const eventNo of eventNos) this.write(this.find(eventNo)!.facts, null, settings)
+    if (what === 'looks') {
+      const eventNos = this.records.keptAfter(after, limit)
+      for (const eventNo of eventNos) {
+        try {
+          this.write(this.find(eventNo)!.facts, null, settings)
+        } catch (error) {
+          if (!isUnreadableContent(error)) throw error
+        }
+      }
+      return eventNos
+    }
+    const eventNos = this.records.listedOrKeptAfter(after, limit)
+    for (const [eventNo, records] of this.readRecords(eventNos)) {
+      try {
+        if ('error' in records) continue
+        this.write(factsOf(eventNo, records, this.sites), null, settings)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
       }
     }
+    return eventNos
   }
 
   find(eventNo: number): KeptAudit | null {

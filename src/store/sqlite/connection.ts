@@ -21,6 +21,8 @@ import { SqliteViews } from './views.js'
 export interface KeptAuditSettings {
   deadlines: StageDeadlines
   now: () => number
+  /** Whether the store knows of a rebuild of the kept audit under way (kept-audits-refresh.ts). */
+  rebuilding?: () => boolean
 }
 
 /**
@@ -50,7 +52,16 @@ export class SqliteConnection {
     sites: Sites,
     audit: KeptAuditSettings
   ) {
-    const audits = (this.audits = new SqliteAudits(db, sites, audit.deadlines, audit.now, new EventRecordsReader(db, sites), new SqliteAuditMarks(db), new SqliteRecordCounts(db)))
+    const audits = (this.audits = new SqliteAudits(
+      db,
+      sites,
+      audit.deadlines,
+      audit.now,
+      new EventRecordsReader(db, sites),
+      new SqliteAuditMarks(db),
+      new SqliteRecordCounts(db),
+      audit.rebuilding
+    ))
     // Every record table is written through these, so that each write keeps its event's audit.
     const records = new RecordWrites(db, audits)
     const tables = {

@@ -8,10 +8,11 @@ import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
-import { refreshKeptAudits } from './kept-audits-refresh.js'
+import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { SqliteLease } from './instance-lease.js'
 import { settleConfiguration } from './store-configuration.js'
+import { throughBusy } from './through-busy.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
 
 const DEFAULT_DEADLINES = parseStageDeadlines(DEFAULT_STAGE_DEADLINES)
@@ -48,6 +49,12 @@ export interface SqliteOptions {
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
+  /** When a kept audit that is due is made again (kept-audit-rebuild.ts); `before-open` unless given. */
+  rebuild?: RebuildWhen
+  /** Events made again a transaction while it is: REBUILD_BATCH unless given. */
+  rebuildBatch?: number
+  /** How a rebuild `while-serving` yields before each batch: setImmediate unless a test steps it. */
+  rebuildPace?: (next: () => void) => void
 }
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
@@ -57,20 +64,29 @@ export function openSqliteStore(
   options: SqliteOptions = {}
 ): Store {
   const { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES } = options
-  const { configuration = 'adopt', notify = () => {}, lost = () => {} } = options
+  const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, rebuildPace } = options
   const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
   const wanted = { sites: sites.names, deadlines }
+  const rebuild = new KeptAuditRebuild({
+    sites,
+    deadlines,
+    busyTimeoutMs,
+    notify,
+    ...(rebuildBatch === undefined ? {} : { batch: rebuildBatch }),
+    ...(rebuildPace === undefined ? {} : { pace: rebuildPace })
+  })
+  let batchesLeft = false
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
-  const connect = (creating: WhenMissing = 'refuse') => {
+  // Only the start begins a rebuild: a reopen's connection takes the batches of one under way.
+  const connect = (creating: WhenMissing = 'refuse', starting = false) => {
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating)
     try {
       dropOwnMarks(db)
       const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease)
       if (changed !== undefined) notify(changed)
       if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
-      const connection = new SqliteConnection(db, sites, { deadlines, now })
-      const rebuilt = refresh ? refreshKeptAudits(db, connection.audits, sites, deadlines) : undefined
-      if (rebuilt === 'facts' || rebuilt === 'looks') notify(`The kept audit was made again (${rebuilt === 'facts' ? 'from the records' : 'from the kept facts'}): other settings, or a release that audits otherwise.`)
+      const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
+      if (starting && refresh) batchesLeft = rebuild.begin(connection, when)
       return connection
     } catch (error) {
       db.close()
@@ -78,35 +94,16 @@ export function openSqliteStore(
     }
   }
   try {
-    const first = throughBusy(() => connect(whenMissing), busyTimeoutMs)
+    const first = throughBusy(() => connect(whenMissing, true), busyTimeoutMs)
     const adapter = new SqliteAdapter(first, path === ':memory:' ? undefined : () => connect(), now)
-    const store = guardedStore(adapter, new LockWaits({ budgetMs: busyTimeoutMs, isLocked: isLockedOut, probe: () => adapter.probeLock() }))
+    const guarded = guardedStore(adapter, new LockWaits({ budgetMs: busyTimeoutMs, isLocked: isLockedOut, probe: () => adapter.probeLock() }), rebuild)
+    const store = { ...guarded, close: async () => (rebuild.stop(), guarded.close()) }
+    if (batchesLeft && when === 'while-serving') rebuild.continue(() => adapter.current())
     if (lease === undefined) return store
     const held = new SqliteLease(throughBusy(() => openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
     return { ...store, close: async () => (held.stop(), store.close()) }
   } catch (error) {
     throw asStoreError(error)
-  }
-}
-
-const PAUSE = new Int32Array(new SharedArrayBuffer(4))
-
-/**
- * `open`, tried again while SQLite answers SQLITE_BUSY, for as long as a lock may be waited for
- * (`waitMs`, from the first try). Some of SQLite's answers come at once, without waiting out
- * busy_timeout (another process making a new file's WAL, or recovering it, at the same moment):
- * two instances starting together on one file would otherwise see one of them fail to start.
- * Only a start waits so, before anything is served.
- */
-function throughBusy<T>(open: () => T, waitMs: number): T {
-  const giveUpAt = Date.now() + waitMs
-  for (;;) {
-    try {
-      return open()
-    } catch (error) {
-      if (!String((error as { code?: unknown } | null)?.code).startsWith('SQLITE_BUSY') || Date.now() >= giveUpAt) throw error
-      Atomics.wait(PAUSE, 0, 0, 50)
-    }
   }
 }
 
@@ -135,6 +132,12 @@ class SqliteAdapter implements StoreAdapter {
     if (this.closed) throw new StoreUnavailableError('SQLite store is closed')
     if (this.reopenWanted) this.reopen()
     return this.connection.collections
+  }
+
+  /** The connection to use now (a reopen may have replaced it). */
+  current(): SqliteConnection {
+    this.collections()
+    return this.connection
   }
 
   /** Throws SQLITE_BUSY while another process holds the write lock; takes it and gives it back at once otherwise. */
