@@ -112,7 +112,7 @@ export function renderAbReport(input: AbReportInput): string {
       'first in even ones), each build through its own bench code on its own store, and in it measures every scenario after a ' +
       'warm-up as the CPU time (user + system, from /proc) of the service’s processes over a fixed number of requests. ' +
       (run.pinned ? `The service runs on core 1, the load generator on core 0 (taskset). ` : 'No pinning: taskset or a second core is missing. ') +
-      `Requests a measurement were set in the first round from about ${input.cpuSeconds} s of CPU each. ` +
+      `Each build's requests a measurement were set from its first warm-up of the scenario, to take about ${input.cpuSeconds} s of CPU, and kept for every round. ` +
       'verify-2-workers is left out unless named: two workers pinned to one core measure verify again, plus the cluster’s hand-off.',
     `- Other processes used ${input.run.othersPercent.toFixed(0)}% of the machine's CPU during the run ` +
       `(${Math.min(...others).toFixed(0)}–${Math.max(...others).toFixed(0)}% by slot); it moves req/s much more than CPU a request.`,
@@ -122,11 +122,13 @@ export function renderAbReport(input: AbReportInput): string {
     'Medians over the rounds; the ratio is this build over the baseline, round by round, then their mean with a 95% Student t interval. ' +
       'A difference is called only when the interval leaves out 0. "Rounds for ±5%": rounds an interval of ±5% would need at the spread seen here.',
     '',
-    '| Scenario | Requests | Baseline µs | This µs | Mean change | 95% interval | Call | Rounds for ±5% | req/s baseline / this | p99 ms baseline / this |',
+    '| Scenario | Requests (baseline / this) | Baseline µs | This µs | Mean change | 95% interval | Call | Rounds for ±5% | req/s baseline / this | p99 ms baseline / this |',
     '| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |',
     ...comparisons.map(({ id, comparison, baseline, current }) => {
       const m = (figures: Measurement[], pick: (figure: Measurement) => number) => median(figures.map(pick))
-      return `| ${id} | ${grouped(run.amounts.get(id) ?? Number.NaN)} | ${us(m(baseline, (f) => f.usPerRequest))} | ${us(m(current, (f) => f.usPerRequest))} | ${signed(comparison.mean)} | ${interval(comparison)} | ${callText(comparison)} | ${roundsFor(comparison)} | ${grouped(m(baseline, (f) => f.rps))} / ${grouped(m(current, (f) => f.rps))} | ${ms(m(baseline, (f) => f.p99))} / ${ms(m(current, (f) => f.p99))} |`
+      const [before, after] = [run.amounts.baseline.get(id), run.amounts.current.get(id)]
+      const requests = before === after ? grouped(before ?? Number.NaN) : `${grouped(before ?? Number.NaN)} / ${grouped(after ?? Number.NaN)}`
+      return `| ${id} | ${requests} | ${us(m(baseline, (f) => f.usPerRequest))} | ${us(m(current, (f) => f.usPerRequest))} | ${signed(comparison.mean)} | ${interval(comparison)} | ${callText(comparison)} | ${roundsFor(comparison)} | ${grouped(m(baseline, (f) => f.rps))} / ${grouped(m(current, (f) => f.rps))} | ${ms(m(baseline, (f) => f.p99))} / ${ms(m(current, (f) => f.p99))} |`
     }),
     '',
     '## Per-round ratios (this build / baseline)',

@@ -37,17 +37,22 @@ export interface Measurement {
   lost?: number
 }
 
+export type Side = 'baseline' | 'current'
+
 export interface Slot {
   round: number
-  build: 'baseline' | 'current'
+  build: Side
   /** Percent of the machine's CPU other processes used while this slot ran. */
   othersPercent: number
   figures: Map<string, Measurement>
 }
 
 export interface AbRun {
-  /** Requests per measurement, set from the first warm-up of each scenario and kept for every round. */
-  amounts: Map<string, number>
+  /**
+   * Requests a measurement, by build and scenario: set from each build's first warm-up of it and kept
+   * for every round, so a build ten times cheaper is not measured over a tenth of the CPU ticks.
+   */
+  amounts: Record<Side, Map<string, number>>
   slots: Slot[]
   pinned: boolean
   othersPercent: number
@@ -79,14 +84,14 @@ export async function runAb(builds: { baseline: Build; current: Build }, options
   for (const build of Object.values(builds)) build.processes.stopChildrenOnSignals()
   pin(process.pid, LOAD_CORE)
   const benches = { baseline: await builds.baseline.setup.prepareBench(), current: await builds.current.setup.prepareBench() }
-  const amounts = new Map<string, number>()
+  const amounts = { baseline: new Map<string, number>(), current: new Map<string, number>() }
   const slots: Slot[] = []
   const overall = startCpuAccounting()
   for (let round = 1; round <= options.rounds; round++) {
     const order = round % 2 === 1 ? (['baseline', 'current'] as const) : (['current', 'baseline'] as const)
     for (const side of order) {
       const accounting = startCpuAccounting()
-      const figures = await measureSlot(builds[side], benches[side], amounts, options)
+      const figures = await measureSlot(builds[side], benches[side], amounts[side], options)
       const othersPercent = accounting().othersPercent
       slots.push({ round, build: side, othersPercent, figures })
       const verify = figures.get('verify')
