@@ -7,6 +7,8 @@ import { lookAt } from '../../src/domain/audit/kept-look.js'
 import { reportOf } from '../../src/domain/audit/kept-report.js'
 import type { EventRecord } from '../../src/domain/records.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../src/domain/stage-deadlines.js'
+import { AUDIT_SETTINGS_ID } from '../../src/store/mongodb/audit-documents.js'
+import { signatureOf } from '../../src/store/mongodb/audit-settings.js'
 import { MongoStore, type MongoAuditOptions } from '../../src/store/mongodb/store.js'
 import { StoreUnavailableError, type KeptAudit, type Store } from '../../src/store/port.js'
 import { siteModel, type Sites } from '../../src/vocabulary.js'
@@ -324,4 +326,27 @@ t.test('the kept audit follows the configuration: built at the first start, made
   const renamed = await storeOn(t, engine.db, { sites: fewer })
   t.notOk('gbo' in (await renamed.store.audits.find(80))!.facts.sites, 'facts made again for the sites: gbo is none of them now')
   t.strictSame(await renamed.store.audits.find(80), await expected(renamed.store, 80, renamed.clock.now, fewer))
+})
+
+t.test('a rebuild stopped half way goes on after the last page it recorded, and leaves no mark once done', async (t) => {
+  const engine = new MingoEngine()
+  const built = await storeOn(t, engine.db)
+  await built.store.events.upsert([1, 2, 3, 4, 5].map((eventNo) => event(eventNo)))
+  await built.store.heartbeats.add([1, 2, 3, 4, 5].map((eventNo) => heartbeat(eventNo, 10 * eventNo, 'gbo')), 1)
+  t.ok('gbo' in (await built.store.audits.find(1))!.facts.sites, 'a heartbeat at gbo is known of gbo')
+  await built.store.close()
+  const fewer = siteModel(['chime', 'kko'])
+  // What a start with two sites leaves when killed after its page up to event 3 (that page itself is not done here: the mark is all it reads).
+  await engine.db
+    .collection<{ _id: string }>('audit')
+    .updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: { rebuild: { ...signatureOf({ sites: fewer, deadlines: DEADLINES }), from: 'records', after: 3 } } })
+
+  const notes: string[] = []
+  const resumed = await storeOn(t, engine.db, { sites: fewer, notify: (line) => notes.push(line) })
+  t.match(notes, [/configuration changed/, /going on after event 3, where a start before this one stopped/, /^The kept audit was made again \(from the records\)/])
+  for (const eventNo of [1, 2, 3]) t.ok('gbo' in (await resumed.store.audits.find(eventNo))!.facts.sites, `event ${eventNo}, before the mark, is not made again`)
+  for (const eventNo of [4, 5]) t.strictSame(await resumed.store.audits.find(eventNo), await expected(resumed.store, eventNo, resumed.clock.now, fewer), `event ${eventNo}, after it, is`)
+  const settings = await engine.db.collection<{ _id: string; rebuild?: unknown; facts_signature?: string }>('audit').findOne({ _id: AUDIT_SETTINGS_ID })
+  t.equal(settings?.rebuild ?? null, null, 'the mark is gone once the audit is made')
+  t.equal(settings?.facts_signature, signatureOf({ sites: fewer, deadlines: DEADLINES }).facts_signature)
 })

@@ -42,7 +42,17 @@ export interface ConfigurationSettling {
   notify: (line: string) => void
 }
 
-type SettingsDocument = Partial<AuditSignature> & { _id: string; configuration?: unknown }
+/**
+ * A rebuild under way: the signatures it makes the audit under, whether from the records or from
+ * the kept facts, and the last event number done. Written after each page; a start stopped half
+ * way leaves it, and the next start under the same signatures goes on after that event.
+ */
+interface RebuildMark extends AuditSignature {
+  from: 'records' | 'facts'
+  after: number
+}
+
+type SettingsDocument = Partial<AuditSignature> & { _id: string; configuration?: unknown; rebuild?: RebuildMark | null }
 
 const settingsOf = (db: Db) => db.collection<SettingsDocument>(COLLECTIONS.audit)
 
@@ -80,8 +90,9 @@ function parsed(text: unknown): unknown {
  * or a release that reduces records otherwise), or there is no such document (the first start on
  * this database, maybe with years of data), every event's facts are made again from its records;
  * when only the looks' differs (deadlines, or the rules and forms of the audit), every look is made
- * again from the kept facts. The signature is stored once that is done, so a start that is stopped
- * half way does it again. Each event is written as a write would (compare-and-set, with its verdict
+ * again from the kept facts, a page at a time in order of event number, each page's last event
+ * recorded once it is done: a start stopped half way leaves that mark, and the next start under
+ * the same signatures goes on after it. The signature is stored once all is done. Each event is written as a write would (compare-and-set, with its verdict
  * change), so instances starting together do no harm to each other. Throws
  * ConfigurationConflictError to refuse.
  */
@@ -111,33 +122,48 @@ export async function reconcileAudits(
     if (recorded !== null) notify(adoptedLine(recorded, wanted))
   }
   const signatures = signatureOf(keeper.config)
-  const stored = await settingsOf(db).findOne({ _id: AUDIT_SETTINGS_ID }, { projection: { _id: 0, facts_signature: 1, looks_signature: 1 } })
-  if (stored?.facts_signature === signatures.facts_signature && stored.looks_signature === signatures.looks_signature) return
+  const stored = await settingsOf(db).findOne(
+    { _id: AUDIT_SETTINGS_ID },
+    { projection: { _id: 0, facts_signature: 1, looks_signature: 1, rebuild: 1 } }
+  )
+  const left = stored?.rebuild ?? undefined
+  const agrees = stored?.facts_signature === signatures.facts_signature && stored.looks_signature === signatures.looks_signature
+  if (agrees && left === undefined) return
+  const resumed = left?.facts_signature === signatures.facts_signature && left.looks_signature === signatures.looks_signature ? left : undefined
   // Only the deadlines changed: the kept reports hold, and only the looks are made again. Otherwise
-  // (other sites, or a release that reduces or audits otherwise) every document is held against its records.
+  // (other sites, a release that reduces or audits otherwise, or a rebuild from the records left
+  // unfinished under other settings) every document is held against its records.
   const onlyDeadlines =
-    stored?.facts_signature === signatures.facts_signature && lookForms(stored.looks_signature) === lookForms(signatures.looks_signature)
-  const from = onlyDeadlines ? 'from the kept facts' : 'from the records'
-  if (onlyDeadlines) await relookAll(db.collection(COLLECTIONS.audit), audits, keeper.config.clock)
-  else await rebuildAll(keeper, records)
-  await settingsOf(db).updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: signatures }, { upsert: true })
-  if (stored !== null) notify(`The kept audit was made again (${from}): other settings, or a release that audits otherwise.`)
+    resumed !== undefined
+      ? resumed.from === 'facts'
+      : stored?.facts_signature === signatures.facts_signature &&
+        lookForms(stored.looks_signature) === lookForms(signatures.looks_signature) &&
+        left?.from !== 'records'
+  const from = onlyDeadlines ? 'facts' : 'records'
+  const mark = (after: number) => settingsOf(db).updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: { rebuild: { ...signatures, from, after } } }, { upsert: true })
+  const start = resumed?.after ?? Number.NEGATIVE_INFINITY
+  if (resumed !== undefined) notify(`The kept audit is being made again from the ${from === 'facts' ? 'kept facts' : 'records'}, going on after event ${resumed.after}, where a start before this one stopped.`)
+  if (onlyDeadlines) await relookAll(db.collection(COLLECTIONS.audit), audits, keeper.config.clock, start, mark)
+  else await rebuildAll(keeper, records, start, mark)
+  await settingsOf(db).updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: { ...signatures, rebuild: null } }, { upsert: true })
+  if (stored !== null) notify(`The kept audit was made again (from the ${from === 'facts' ? 'kept facts' : 'records'}): other settings, or a release that audits otherwise.`)
 }
 
 /** Every event with a record or an audit document: its facts and look made again from its records. */
-async function rebuildAll(keeper: AuditKeeper, records: AuditRecords): Promise<void> {
-  let after = Number.NEGATIVE_INFINITY
+async function rebuildAll(keeper: AuditKeeper, records: AuditRecords, start: number, mark: (after: number) => Promise<unknown>): Promise<void> {
+  let after = start
   for (;;) {
     const eventNos = await records.eventNumbersAfter(after, REBUILD_PAGE)
     if (eventNos.length > 0) await keeper.keep(eventNos)
     if (eventNos.length < REBUILD_PAGE) return
     after = eventNos.at(-1)!
+    await mark(after)
   }
 }
 
 /** Every audit document looked at again with the deadlines now configured, from its kept facts. */
-async function relookAll(collection: Collection, audits: MongoAudits, clock: () => number): Promise<void> {
-  let after = Number.NEGATIVE_INFINITY
+async function relookAll(collection: Collection, audits: MongoAudits, clock: () => number, start: number, mark: (after: number) => Promise<unknown>): Promise<void> {
+  let after = start
   for (;;) {
     const documents = await collection
       .find({ event_no: { $gt: after } }, { projection: { _id: 0, event_no: 1 }, sort: { event_no: 1 }, limit: REBUILD_PAGE })
@@ -147,5 +173,6 @@ async function relookAll(collection: Collection, audits: MongoAudits, clock: () 
     if (documents.length < REBUILD_PAGE) return
     after = numberIn(documents.at(-1)!.event_no, Number.NaN)
     if (Number.isNaN(after)) return
+    await mark(after)
   }
 }
