@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import t from 'tap'
-import { request, runCli, startServer, stop } from './processes.js'
+import { request, runCli, startServer, startWorkers, stop } from './processes.js'
 
 /*
  * Issue 29, finding 5: an instance that must make its kept audit again listened only once it was
@@ -44,4 +44,23 @@ t.test('a start that makes the kept audit again serves meanwhile, and after a ki
   const now = Date.now()
   const window = `start_time_utc=${new Date(now - 30 * 86_400_000).toISOString()}&end_time_utc=${new Date(now).toISOString()}`
   t.equal((await request(`${second.url}/v1/event-tracer/audit?${window}`, { token })).status, 200, 'and the audit is read')
+})
+
+t.test('with several workers, the primary leaves the rebuild to them: they listen first, share its batches, and each says when it is made', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), TRACER_ADMIN_PASSWORD: 'admin-password' }
+  const seeded = await runCli(['seed', '--demo', '--events', '30000', '--days', '30'], env)
+  t.equal(seeded.status, 0, seeded.stderr)
+
+  const workers = await startWorkers(t, { ...env, STAGE_DEADLINES: 'data_registration=6h', TRACER_REBUILD_BATCH: '1', WORKERS: '2' })
+  const ready = await request(`${workers.url}/ready`)
+  t.equal(ready.status, 503, 'not ready while the audit is made again')
+  t.ok((progressOf((ready.body.reasons as string[])[0]) ?? 0) > 0, 'with its progress')
+  t.equal((await request(`${workers.url}/health`)).status, 200, 'live')
+  // One worker commits the last batch; the other finds the audit made by then.
+  await workers.lineMatching(/^The kept audit was made again \(from the kept facts\)/)
+  await workers.lineMatching(/^The kept audit is made: its reads are served again\./)
+  const said = workers.output.filter((line) => /^The kept audit (was made again|is made)/.test(line))
+  t.equal(said.length, 2, 'each worker said once that it is made')
+  t.equal((await request(`${workers.url}/ready`)).status, 200, 'ready once it is made')
+  t.equal(workers.output.filter((line) => /The kept audit is being made again/.test(line)).length, 2, 'each worker began, going on from the batches done before')
 })

@@ -89,7 +89,7 @@ t.test('a rebuild stopped between batches goes on after the last one committed, 
   const last = open(path, THREE, { rebuildBatch: BATCH, notify: (line) => notes.push(line) })
   t.equal(last.keptAudit.rebuilding(), null, 'made before the store is handed over')
   await last.close()
-  t.match(notes.slice(-2), [/going on from 20 of [\d,]+ events, where a start before this one stopped/, /^The kept audit was made again \(from the records\)/])
+  t.match(notes.slice(-2), [/going on from 20 of [\d,]+ events done before this start/, /^The kept audit was made again \(from the records\)/])
   const rebuilt = kept(path)
   t.notOk(rebuilt.settings.some(([name]) => name === 'kept_audit_rebuild'), 'no plan is left once it is made')
 

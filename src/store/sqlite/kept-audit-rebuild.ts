@@ -76,7 +76,8 @@ export class KeptAuditRebuild implements KeptAuditState {
     if (step.made) return this.done(step)
     const plan = refresh.underWay()!
     this.progress = step.progress
-    const at = left === undefined ? '' : `, going on from ${count(left.done)} of ${count(left.total)} events, where a start before this one stopped`
+    // Done before: by a start that stopped half way, or by another process starting beside this one.
+    const at = left === undefined ? '' : `, going on from ${count(left.done)} of ${count(left.total)} events done before this start`
     this.options.notify(
       `The kept audit is being made again (${fromWhat(plan.what)}): other settings, or a release that audits otherwise${at}. ` +
         `${count(plan.total)} events in all; reads of the audit answer 503 until it is made.`
