@@ -12,7 +12,7 @@ import { keptWindow } from '../reports/kept-window.js'
 import { factsOf } from '../domain/audit/kept-facts.js'
 import { reportOf, type KeptReport, type WindowEntry } from '../domain/audit/kept-report.js'
 import type { Sites } from '../vocabulary.js'
-import type { Store } from '../store/port.js'
+import { rebuildingReason, type Store } from '../store/port.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
 import { CliError } from '../cli-error.js'
 import { AUDIT_EXIT, usageError, type CommandOutcome } from './exit-status.js'
@@ -89,6 +89,9 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
         io,
         'refuse',
         async (store) => {
+          // A rebuild left under way (only a read finds one: --recompute makes it first) would print verdicts of a half-made audit.
+          const rebuilding = store.keptAudit.rebuilding()
+          if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
           if (recompute) mismatches = await verifyKeptAudits(io, store, now)
           const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : keptWindow(store, window))
           await cutShortSaid(() => print(io, source, window, audit))

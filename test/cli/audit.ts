@@ -2,6 +2,7 @@ import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { toEventRecord } from '../../src/domain/events.js'
+import { parseStageDeadlines } from '../../src/domain/stage-deadlines.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { wireErrors } from '../audit/wire.js'
 import { defaultSites } from '../sites.js'
@@ -166,4 +167,32 @@ t.test('--recompute writes, so it refuses deadlines other than the store’s: it
   t.match(other.stderr, /^tracer: STAGE_DEADLINES is .* here but .* in the store/)
   t.equal(other.stderr.trim().split('\n').length, 1, 'one line')
   t.equal((await audit(['--since', '7d', '--recompute'], env)).status, 1, 'with the store’s own: checked, nothing differed, exit 1 for the stuck event')
+})
+
+t.test('a kept audit a start left half made is not read: one line, exit 1, nothing written; --recompute makes it first', async (t) => {
+  const env = await smallStore(t)
+  // A start with other deadlines stopped after its first batch of one event, as a kill between two batches leaves it.
+  const deadlines = 'data_registration=6h'
+  const left = openSqliteStore(env.TRACER_DB, defaultSites, { deadlines: parseStageDeadlines(deadlines), rebuild: 'left', rebuildBatch: 1 })
+  await left.close()
+  const contents = () => {
+    const db = openKeptDatabase(env.TRACER_DB, { readonly: true })
+    try {
+      return JSON.stringify([db.prepare('SELECT * FROM audits ORDER BY event_no').raw().all(), db.prepare('SELECT * FROM settings ORDER BY name').raw().all()])
+    } finally {
+      db.close()
+    }
+  }
+  const before = contents()
+  const refused = await audit(['--since', '7d'], { ...env, STAGE_DEADLINES: deadlines })
+  t.equal(refused.status, 1)
+  t.equal(refused.stdout, '')
+  t.match(refused.stderr, /^tracer: The kept audit is being made again .*: 1 of 3 events done; try again shortly\. A serving instance makes it; --recompute makes it here first\.\n$/)
+  t.equal(contents(), before, 'a command that reads wrote nothing')
+
+  const recomputed = await audit(['--since', '7d', '--recompute'], { ...env, STAGE_DEADLINES: deadlines })
+  t.equal(recomputed.status, 1, recomputed.stderr)
+  const read = await audit(['--since', '7d'], { ...env, STAGE_DEADLINES: deadlines })
+  t.equal(read.stderr, '', 'read once it is made')
+  t.match(JSON.parse(read.stdout), { summary: { events: 3 } })
 })

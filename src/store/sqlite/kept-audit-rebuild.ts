@@ -90,6 +90,15 @@ export class KeptAuditRebuild implements KeptAuditState {
     }
   }
 
+  /**
+   * For a process that only reads, and makes nothing: a rebuild left under way (a start killed, or
+   * one serving now) leaves rows made under other settings, so its reads of the audit wait as a
+   * server's do.
+   */
+  observe(connection: SqliteConnection): void {
+    this.progress = this.refreshOf(connection).left() ?? null
+  }
+
   /** Runs the remaining batches, each on the store's connection of the moment, yielding to requests between them. */
   continue(connection: () => SqliteConnection): void {
     const next = () => {

@@ -66,6 +66,12 @@ export class KeptAuditsRefresh {
     return plan === undefined ? undefined : { what: plan.what, first: plan.first, done: plan.done, total: plan.total }
   }
 
+  /** A rebuild left under way under any signatures: how far it went. */
+  left(): RebuildProgress | undefined {
+    const plan = readPlan(this.statements.read.get(PLAN))
+    return plan === undefined ? undefined : { done: plan.done, total: plan.total }
+  }
+
   /** One batch, in its own IMMEDIATE transaction: throws SQLITE_BUSY at once while another process holds the write lock. */
   step(): RebuildStep {
     return this.statements.step.immediate()

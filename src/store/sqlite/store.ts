@@ -87,6 +87,7 @@ export function openSqliteStore(
       if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
       const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
       if (starting && refresh) batchesLeft = rebuild.begin(connection, when)
+      else if (starting && configuration === 'read') rebuild.observe(connection)
       return connection
     } catch (error) {
       db.close()
