@@ -241,5 +241,48 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER transitions_marked_update AFTER UPDATE OF event_no, key, "to", at ON transitions
      BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
    CREATE TRIGGER transitions_marked_moved AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no
-     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
+
+  // Each audited key's first completion, kept in its trace's row (\`completions\`: {key: at}) rather
+  // than found by the partial index transitions_completions: update-trace rewrites that row anyway,
+  // so keeping it there writes no page of its own, where the index cost every first completion an
+  // entry in one more b-tree (a leaf page per event written). Triggers keep it for every writer,
+  // the service's and another program's alike: a transition to \`complete\` lowers its key's time;
+  // an edit or removal of a completion, or a trace row (re)made over a history already stored,
+  // makes the event's object again from its history (a read of that event's transitions, paid by
+  // that writer, which the service never is: it only appends). A history belongs to its trace, as
+  // in a MongoDB trace document: transitions of an event without a trace count for no fact.
+  `ALTER TABLE traces ADD COLUMN completions TEXT;
+   UPDATE traces SET completions = firsts.object
+     FROM (SELECT event_no, json_group_object(key, first) AS object
+             FROM (SELECT event_no, key, min(at) AS first FROM transitions WHERE "to" = 'complete' GROUP BY event_no, key)
+            GROUP BY event_no) AS firsts
+    WHERE traces.event_no = firsts.event_no;
+   DROP INDEX transitions_completions;
+   CREATE TRIGGER transitions_first_completion AFTER INSERT ON transitions WHEN new."to" = 'complete' BEGIN
+     UPDATE traces SET completions = json_set(CASE WHEN json_valid(completions) THEN completions ELSE '{}' END, '$.' || json_quote(new.key), new.at)
+      WHERE event_no = new.event_no AND coalesce(json_extract(CASE WHEN json_valid(completions) THEN completions END, '$.' || json_quote(new.key)) <= new.at, 0) = 0;
+   END;
+   CREATE TRIGGER transitions_completion_edited AFTER UPDATE OF event_no, key, "to", at ON transitions
+     WHEN old."to" = 'complete' OR new."to" = 'complete' BEGIN
+     UPDATE traces SET completions = (SELECT json_group_object(key, first) FROM (
+         SELECT key, min(at) AS first FROM transitions WHERE event_no = traces.event_no AND "to" = 'complete' GROUP BY key))
+      WHERE event_no IN (old.event_no, new.event_no);
+   END;
+   CREATE TRIGGER transitions_completion_removed AFTER DELETE ON transitions WHEN old."to" = 'complete' BEGIN
+     UPDATE traces SET completions = (SELECT json_group_object(key, first) FROM (
+         SELECT key, min(at) AS first FROM transitions WHERE event_no = traces.event_no AND "to" = 'complete' GROUP BY key))
+      WHERE event_no = old.event_no;
+   END;
+   CREATE TRIGGER traces_completions_made AFTER INSERT ON traces
+     WHEN EXISTS (SELECT 1 FROM transitions WHERE event_no = new.event_no AND "to" = 'complete') BEGIN
+     UPDATE traces SET completions = (SELECT json_group_object(key, first) FROM (
+         SELECT key, min(at) AS first FROM transitions WHERE event_no = new.event_no AND "to" = 'complete' GROUP BY key))
+      WHERE event_no = new.event_no;
+   END;
+   CREATE TRIGGER traces_completions_moved AFTER UPDATE OF event_no ON traces WHEN old.event_no IS NOT new.event_no BEGIN
+     UPDATE traces SET completions = (SELECT json_group_object(key, first) FROM (
+         SELECT key, min(at) AS first FROM transitions WHERE event_no = new.event_no AND "to" = 'complete' GROUP BY key))
+      WHERE event_no = new.event_no;
+   END;`
 ]

@@ -24,6 +24,9 @@ const NEW_DOCUMENT = `json_set(@template, '$.event_no', CAST(@eventNo AS INTEGER
  */
 const NEW_OUTPUT = `json_set(@outputTemplate, '$.event_no', CAST(@eventNo AS INTEGER), '$.update_timestamp', json(@nowText))`
 
+/** The row's first completions (migrations.ts), or null where another program left no JSON object there. */
+const KEPT_COMPLETIONS = `CASE WHEN json_valid(completions) THEN completions END`
+
 /** The columns of a transition, as the port names them. */
 export const TRANSITION_COLUMNS = `key, "from", "to", at, by`
 
@@ -66,17 +69,34 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       ),
       // A key of no configured site is kept in the document but is not output; the output holds the
       // status as read (`shown`: a stored `not_required` reads `complete`), the document as written.
+      // A first completion (`completes`: the transition this write records goes to `complete`) is
+      // kept in the same row write; the trigger on transitions then finds it kept and writes nothing
+      // (where it would rewrite the row a second time).
       setStatus: records.statement<
-        { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
+        {
+          eventNo: number
+          template: string
+          outputTemplate: string
+          path: string
+          output: 0 | 1
+          status: string
+          shown: string
+          now: number
+          nowText: string
+          completes: 0 | 1
+        },
         { key: string; changed: boolean }
       >(
-        `INSERT INTO traces (event_no, doc, output)
+        `INSERT INTO traces (event_no, doc, output, completions)
          VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status),
-                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @shown) ELSE ${NEW_OUTPUT} END)
+                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @shown) ELSE ${NEW_OUTPUT} END,
+                 CASE WHEN @completes THEN json_set('{}', @path, @now) END)
          ON CONFLICT (event_no) DO UPDATE SET
            doc = json_set(doc, @path, @status, '$.update_timestamp', @now),
            output = CASE WHEN @output THEN json_set(output, @path, @shown, '$.update_timestamp', json(@nowText))
-                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END`,
+                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END,
+           completions = CASE WHEN @completes AND coalesce(json_extract(${KEPT_COMPLETIONS}, @path) <= @now, 0) = 0
+                              THEN json_set(coalesce(${KEPT_COMPLETIONS}, '{}'), @path, @now) ELSE completions END`,
         // A value that did not change moves nothing the audit reads.
         ({ eventNo, status }, _result, { key, changed }) => (changed ? [eventNo, (facts) => applyStatus(facts, key, status, undefined, sites)] : null)
       ),
@@ -137,7 +157,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         const from = before === undefined ? null : asText(before.value)
         const changed = from !== status
         const shown = storedStatus({ [key]: status }, key)
-        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, shown, now, nowText: JSON.stringify(now) }, { key, changed })
+        const completes = changed && status === 'complete' ? 1 : 0
+        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, shown, now, nowText: JSON.stringify(now), completes }, { key, changed })
         if (!changed) return false
         record({ eventNo, key, from, to: status, at: now, by }, undefined)
         return true
