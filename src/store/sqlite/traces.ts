@@ -109,6 +109,11 @@ export class SqliteTraces implements Adapter<TraceCollection> {
          SELECT @event_no, @key, @from, @to, @at, @by WHERE EXISTS (SELECT 1 FROM traces WHERE event_no = @event_no)`,
         (transition, { changes }) => (changes === 1 ? [transition.event_no, (facts) => applyTransition(facts, transition, sites)] : null)
       ),
+      // A batch's first completions, set once per event before its transitions are written: the
+      // trigger on transitions then finds each kept and writes nothing, where it would rewrite the
+      // trace's row once for each transition to \`complete\` (a seed or an import writes many).
+      keptCompletions: db.prepare<[number], { completions: string | null }>(`SELECT ${KEPT_COMPLETIONS} AS completions FROM traces WHERE event_no = ?`),
+      keepCompletions: records.statement<[string, number]>('UPDATE traces SET completions = ? WHERE event_no = ?', () => null),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
@@ -134,13 +139,28 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         ([eventNo], _result, trace) => [eventNo, (facts) => applyTrace(facts, trace, sites)]
       )
     }
-    const { current, setStatus, record, create, recordOfTrace, replace } = this.statements
+    const { current, setStatus, record, create, recordOfTrace, replace, keptCompletions, keepCompletions } = this.statements
     this.createOne = records.transaction((eventNo: number, now: number) => {
       create({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) }, undefined)
     })
-    this.recordAll = records.transaction((transitions: readonly FeedTransition[]) =>
-      transitions.reduce((added, transition) => added + recordOfTrace(transition, undefined).changes, 0)
-    )
+    this.recordAll = records.transaction((transitions: readonly FeedTransition[]) => {
+      for (const [eventNo, firsts] of firstCompletionsOf(transitions)) {
+        const kept = keptCompletions.get(eventNo)
+        if (kept === undefined) continue
+        const parsed: unknown = kept.completions === null ? null : JSON.parse(kept.completions)
+        // Another program may have left any JSON there; the triggers' json_set makes such a value an object as well.
+        const completions = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<string, unknown>
+        let lowered = false
+        for (const [key, at] of firsts) {
+          const before = completions[key]
+          if (typeof before === 'number' && before <= at) continue
+          completions[key] = at
+          lowered = true
+        }
+        if (lowered) keepCompletions([JSON.stringify(completions), eventNo], undefined)
+      }
+      return transitions.reduce((added, transition) => added + recordOfTrace(transition, undefined).changes, 0)
+    })
     this.upsertAll = records.transaction((traces: readonly TraceRecord[]) => {
       for (const trace of traces) {
         const eventNo = trace.event_no as number
@@ -213,4 +233,17 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     this.upsertAll(traces)
     return traces.length
   }
+}
+
+/** Each event's earliest transition to `complete` of each key, among `transitions`. */
+function firstCompletionsOf(transitions: readonly FeedTransition[]): Map<number, Map<string, number>> {
+  const firsts = new Map<number, Map<string, number>>()
+  for (const { event_no: eventNo, key, to, at } of transitions) {
+    if (to !== 'complete') continue
+    let keys = firsts.get(eventNo)
+    if (keys === undefined) firsts.set(eventNo, (keys = new Map<string, number>()))
+    const before = keys.get(key)
+    if (before === undefined || at < before) keys.set(key, at)
+  }
+  return firsts
 }
