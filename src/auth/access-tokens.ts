@@ -29,12 +29,11 @@ const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
 const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
 /**
- * What fast-jwt checks of every access token, and how its verifier caches: the options of the
- * verifier @fastify/jwt builds once (see src/infrastructure/authentication.ts). Results are cached
- * (up to 1000 tokens) until each token's own expiry, failures for ten minutes since a token that
- * fails cannot pass later, except one not valid yet: it passes from its nbf on, so that refusal is
- * not kept. Keyed by the token itself: fast-jwt's default key is a SHA-256 of it, which costs as
- * much as verifying.
+ * What fast-jwt checks of every access token, and how its verifier caches (accessTokenVerifyOptions
+ * puts the two together). Results are cached (up to 1000 tokens) until each token's own expiry,
+ * failures for ten minutes since a token that fails cannot pass later, except one not valid yet: it
+ * passes from its nbf on, so that refusal is not kept. Keyed by the token itself: fast-jwt's
+ * default key is a SHA-256 of it, which costs as much as verifying.
  */
 export function accessTokenChecks(settings: Pick<AccessTokenSettings, 'issuer'>) {
   return {
@@ -53,37 +52,45 @@ export function accessTokenCache() {
   }
 }
 
-/** The signer and the cached verifier of the access tokens, built once (by @fastify/jwt). */
-export interface TokenPrimitives {
-  sign(claims: AccessClaims): string
-  verify(token: string): unknown
+/**
+ * The options of the cached verifier: the one @fastify/jwt is registered with (see
+ * src/infrastructure/authentication.ts) and the one AccessTokens calls, so that both check alike.
+ */
+export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'issuer'>) {
+  return { ...accessTokenChecks(settings), ...accessTokenCache() }
 }
 
 /**
- * Issues and checks the service's access tokens, stateless (no store access): the signer and
- * verifier given do the JWT work, and this adds what the contract asks beyond it (typed claims,
- * the canonical signature, iat not in the future) and its refusal reasons.
+ * Issues and checks the service's access tokens, stateless (no store access): the signer given
+ * (@fastify/jwt's) and fast-jwt's verifiers do the JWT work, and this adds what the contract asks
+ * beyond it (typed claims, the canonical signature, iat not in the future) and its refusal reasons.
+ * The cached verifier is called directly: @fastify/jwt's `jwt.verify` copies its options into new
+ * objects on every call before it reaches a verifier built from the same options.
  */
 export class AccessTokens {
+  /** Every check, cached. */
+  private readonly verifyCached: (token: string) => unknown
   /** The same checks but expiry, uncached: a refresh may present an expired access token. */
   private readonly verifyAllowingExpired: (token: string) => unknown
 
+  /** Build it inside withoutCacheKeyWarning: the cached verifier has a custom cache key. */
   constructor(
     private readonly settings: AccessTokenSettings,
-    private readonly primitives: TokenPrimitives
+    private readonly sign: (claims: AccessClaims) => string
   ) {
+    this.verifyCached = createVerifier({ key: settings.secret, ...accessTokenVerifyOptions(settings) })
     this.verifyAllowingExpired = createVerifier({ key: settings.secret, ...accessTokenChecks(settings), ignoreExpiration: true })
   }
 
   issue(userId: string, nowMs = Date.now()): string {
     const iat = Math.floor(nowMs / 1000)
-    return this.primitives.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
+    return this.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
   }
 
   verify(token: string, { allowExpired = false, nowMs = Date.now() } = {}): VerifyResult {
     let payload: unknown
     try {
-      payload = allowExpired ? this.verifyAllowingExpired(token) : this.primitives.verify(token)
+      payload = allowExpired ? this.verifyAllowingExpired(token) : this.verifyCached(token)
     } catch (error) {
       return { ok: false, reason: reasonFor(error) }
     }
@@ -116,16 +123,16 @@ function reasonFor(error: unknown): string {
 /**
  * fast-jwt warns about any custom cache key, because one that collides could hand one user's
  * verified claims to another. The token itself cannot collide, so that one warning is dropped
- * while `create` builds the verifier.
+ * while `create` builds the verifiers.
  */
-export async function withoutCacheKeyWarning(create: () => PromiseLike<unknown>): Promise<void> {
+export async function withoutCacheKeyWarning<T>(create: () => PromiseLike<T>): Promise<T> {
   const emitWarning = process.emitWarning.bind(process)
   process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
     if ((rest[0] as { code?: unknown } | undefined)?.code === 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK') return
     return (emitWarning as (...args: unknown[]) => void)(warning, ...rest)
   }
   try {
-    await create()
+    return await create()
   } finally {
     process.emitWarning = emitWarning
   }

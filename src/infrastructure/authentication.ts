@@ -3,7 +3,7 @@ import fastifyJwt from '@fastify/jwt'
 import fp from 'fastify-plugin'
 import type { AccessClaims, Role } from '../../schemas/auth.js'
 import { authorizationAbsent, forbidden, invalidToken } from '../app-error.js'
-import { accessTokenCache, accessTokenChecks, AccessTokens, withoutCacheKeyWarning } from '../auth/access-tokens.js'
+import { AccessTokens, accessTokenVerifyOptions, withoutCacheKeyWarning } from '../auth/access-tokens.js'
 import { tokenOf } from '../auth/authorization-header.js'
 import { RoleCache } from '../auth/role-cache.js'
 
@@ -35,9 +35,10 @@ const rank: Record<Role, number> = { reader: 0, writer: 1, admin: 2 }
 /**
  * Registers @fastify/jwt once (the secret, HS256, the checks and the verification cache) and
  * decorates the token service and the hooks that use it: `fastify.jwt.sign` issues the access
- * tokens and the verifier the plugin builds once checks them in the onRequest hooks below.
- * `request.jwtVerify` is not used: it decodes every token twice, runs an async waterfall and builds
- * a verifier per call for non-default options, work a direct call of the verifier never does.
+ * tokens, and fast-jwt's verifier, built once from the options the plugin has, checks them in the
+ * onRequest hooks below. `request.jwtVerify` is not used: it decodes every token twice, runs an
+ * async waterfall and builds a verifier per call for non-default options, work a direct call of
+ * the verifier never does.
  */
 async function authentication(fastify: FastifyInstance) {
   const { config, store } = fastify
@@ -49,15 +50,12 @@ async function authentication(fastify: FastifyInstance) {
     ttlSeconds: config.ACCESS_TOKEN_TTL,
     issuedAtToleranceSeconds: config.TOKEN_IAT_TOLERANCE_S
   }
-  // It also decorates request.user, which the hooks set.
-  await withoutCacheKeyWarning(() =>
-    fastify.register(fastifyJwt, {
-      secret,
-      sign: { algorithm: 'HS256' },
-      verify: { ...accessTokenChecks(settings), ...accessTokenCache() }
-    })
-  )
-  const tokens = new AccessTokens(settings, { sign: (claims) => fastify.jwt.sign(claims), verify: (token) => fastify.jwt.verify(token) })
+  // It also decorates request.user, which the hooks set. Its verifier and the one AccessTokens
+  // calls are built from the same options.
+  const tokens = await withoutCacheKeyWarning(async () => {
+    await fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: accessTokenVerifyOptions(settings) })
+    return new AccessTokens(settings, (claims) => fastify.jwt.sign(claims))
+  })
   fastify.decorate('tokens', tokens)
 
   // Callback hooks: the every-request path allocates no promise.
