@@ -30,6 +30,12 @@ export function urlsOf(route: { url: string; routePath?: string; prefixTrailingS
   return slashToo ? [route.url, `${route.url}/`] : [route.url]
 }
 
+/** Whether a request has path parameters (Fastify gives every request an object of them). */
+function hasAny(params: unknown): boolean {
+  for (const _name in params as object) return true
+  return false
+}
+
 const fits = (params: unknown, numeric: readonly string[]) =>
   numeric.every((name) => {
     const value = (params as Record<string, unknown>)[name]
@@ -79,9 +85,13 @@ async function errorHandler(fastify: FastifyInstance) {
 
   // The router matched a route whose number parameter holds no number (GET /v1/events/get_events):
   // the path is not that route's, so it is answered as an unmatched one, before any token is asked for.
-  fastify.addHook('onRequest', async (request, reply) => {
+  // A callback hook, and a route without path parameters is not looked up: this runs for every
+  // request, most of which (the probes of /auth/verify and /health) have none.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (!hasAny(request.params)) return done()
     const numeric = numericOf.get(`${request.method} ${request.routeOptions.url}`)
-    if (numeric !== undefined && !fits(request.params, numeric)) return unmatched(request, reply)
+    if (numeric !== undefined && !fits(request.params, numeric)) return void unmatched(request, reply)
+    done()
   })
 
   fastify.setErrorHandler((error, request, reply) => {
