@@ -22,7 +22,7 @@ import streamedResponses from './infrastructure/streamed-responses.js'
 import transitionHub from './infrastructure/transition-hub.js'
 import keptAuditUpkeep, { type KeptAuditUpkeepOptions } from './infrastructure/kept-audit-upkeep.js'
 import windowReads from './infrastructure/window-reads.js'
-import { RequestLogController } from './infrastructure/request-log.js'
+import { RequestLogController, requestLoggers } from './infrastructure/request-log.js'
 import metrics from './infrastructure/metrics.js'
 import auditMetrics from './infrastructure/audit-metrics.js'
 import { buildSerializer, buildValidator } from './infrastructure/schema-compilers.js'
@@ -69,8 +69,10 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
         paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'],
         censor: '[redacted]'
       },
+      mixin: requestLoggers.mixin,
       ...(logStream === undefined ? {} : { stream: logStream })
     },
+    childLoggerFactory: requestLoggers.childLoggerFactory,
     // Behind proxies named in TRUST_PROXY, request.ip (the key of the rate limits) is the client's
     // address from X-Forwarded-For; anyone else's X-Forwarded-For is not believed.
     ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: config.TRUST_PROXY }),

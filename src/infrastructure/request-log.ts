@@ -1,4 +1,4 @@
-import { LogController, type FastifyReply, type FastifyRequest } from 'fastify'
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 
 interface RequestLogOptions {
   /** A request that took longer is logged as a warning. */
@@ -34,4 +34,27 @@ export class RequestLogController extends LogController {
     else if (responseTime >= this.#slowMs && !isEventStream(reply)) reply.log.warn({ req: request, res: reply, responseTime }, 'slow request')
     else reply.log.debug({ res: reply, responseTime }, 'request completed')
   }
+}
+
+/** Where a request's logger keeps the bindings Fastify gives it (the request id). */
+const requestBindings = Symbol('request bindings')
+
+type RequestLogger = FastifyBaseLogger & { [requestBindings]?: Record<string, unknown> }
+
+/**
+ * Each request's logger gets its bindings when it writes a line, from the mixin, rather than when
+ * it is made: pino runs the redaction's wildcard paths over every binding of a new child, and most
+ * requests write no line. The lines are the same, the request id placed where the binding was.
+ */
+export const requestLoggers: {
+  childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>
+  mixin: (object: object, level: number, logger: RequestLogger) => object
+} = {
+  childLoggerFactory(logger, bindings, options) {
+    const child: RequestLogger = logger.child({}, options)
+    child[requestBindings] = bindings
+    return child
+  },
+  // A new object each time: pino merges the line's own fields into it.
+  mixin: (_object, _level, logger) => ({ ...logger[requestBindings] })
 }
