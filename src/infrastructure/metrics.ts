@@ -29,15 +29,22 @@ async function metrics(fastify: FastifyInstance) {
   })
   fastify.decorate('metrics', registry)
 
-  /** Records under one route label; the series of each method and status is looked up once. */
+  /**
+   * Records under one route label; the series of each method and status is looked up once, by
+   * values the request already holds (a key joined from them would be a new string each time).
+   */
   const recorder = (route: string) => {
-    const series = new Map<string, Histogram.Internal<(typeof labelNames)[number]>>()
+    type Bound = Histogram.Internal<(typeof labelNames)[number]>
+    const series = new Map<string, Map<number, Bound>>()
     return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-      const key = request.method + reply.statusCode
-      let bound = series.get(key)
+      const { method } = request
+      const { statusCode } = reply
+      let byStatus = series.get(method)
+      if (byStatus === undefined) series.set(method, (byStatus = new Map<number, Bound>()))
+      let bound = byStatus.get(statusCode)
       if (bound === undefined) {
-        bound = latency.labels({ method: request.method, route, status_code: String(reply.statusCode) })
-        series.set(key, bound)
+        bound = latency.labels({ method, route, status_code: String(statusCode) })
+        byStatus.set(statusCode, bound)
       }
       bound.observe(reply.elapsedTime / 1000)
       done()
