@@ -34,9 +34,10 @@ function securityHeaders(): Record<string, string> {
 
 /** Browsers may call the API from other origins only when CORS_ORIGINS says so. */
 async function security(fastify: FastifyInstance) {
-  const headers = securityHeaders()
+  // As pairs: reply.headers(object) lists and reads the object's keys again for every response.
+  const headers = Object.entries(securityHeaders())
   fastify.addHook('onRequest', (_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    reply.headers(headers)
+    for (const [name, value] of headers) reply.header(name, value)
     done()
   })
   const origins = fastify.config.CORS_ORIGINS
