@@ -9,6 +9,7 @@ import { abBench } from './ab-bench.js'
 import { fairShares, type FairSharesResult } from './fair-shares.js'
 import { slowReaders, type SlowReadersResult } from './slow-readers.js'
 import { longHistory, type LongHistoryResult } from './long-history.js'
+import { lockHeld, type LockHeldResult } from './lock-held.js'
 import { runLoad, unexpectedStatuses, type LoadResult } from './load.js'
 import { machine } from './machine.js'
 import { readMemory, type MemoryBreakdown } from './memory.js'
@@ -36,7 +37,7 @@ const FULL_YEAR_RUNS = 3
  */
 const ONLY = process.env.BENCH_ONLY?.split(',').filter((id) => id !== '')
 /** Measurements on services and stores of their own (issues 28 and 29), which BENCH_ONLY may also name. */
-const MEASUREMENTS = ['slow-readers', 'fair-shares', 'long-history']
+const MEASUREMENTS = ['slow-readers', 'fair-shares', 'long-history', 'lock-held']
 const measures = (id: string) => ONLY === undefined || ONLY.includes(id)
 /**
  * A full run writes latest.md, and nothing else of the repository, after profiling each scenario
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
   let slowReadersResult: SlowReadersResult | undefined
   let fairSharesResult: FairSharesResult | undefined
   let longHistoryResult: LongHistoryResult | undefined
+  let lockHeldResult: LockHeldResult | undefined
   let list: Scenario[]
   try {
     service = await bench.startService()
@@ -169,6 +171,11 @@ async function main(): Promise<void> {
       const { healthP95Ms, partsBeside, parts, partMaxMs } = longHistoryResult
       log(`history of a 1,000,000-transition event: /health p95 ${healthP95Ms.toFixed(1)} ms beside ten readers (${partsBeside} parts); a walk alone, ${parts} parts, the slowest ${partMaxMs.toFixed(1)} ms`)
     }
+    if (measures('lock-held')) {
+      lockHeldResult = await lockHeld()
+      const { healthMaxMs, readMaxMs, healthAnswers, writesRefused } = lockHeldResult
+      log(`write lock held 12 s by another process: ${healthAnswers} /health, the slowest ${healthMaxMs.toFixed(1)} ms; reads the slowest ${readMaxMs.toFixed(1)} ms; ${writesRefused} writes answered 503`)
+    }
   } finally {
     await service?.stop()
     await bare?.stop()
@@ -183,7 +190,8 @@ async function main(): Promise<void> {
   const moved = {
     ...(slowReadersResult === undefined ? {} : { slowReaders: slowReadersResult }),
     ...(fairSharesResult === undefined ? {} : { fairShares: fairSharesResult }),
-    ...(longHistoryResult === undefined ? {} : { longHistory: longHistoryResult })
+    ...(longHistoryResult === undefined ? {} : { longHistory: longHistoryResult }),
+    ...(lockHeldResult === undefined ? {} : { lockHeld: lockHeldResult })
   }
   const verdicts = judgeTargets({ summaries, fullYear, fullYearAudit, store: bench.store, ...moved, ...(BASELINE === undefined ? {} : { baseline: BASELINE }) })
   const evidence: Evidence = {

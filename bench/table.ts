@@ -10,6 +10,7 @@ import type { ScenarioSummary } from './summary.js'
 import type { FairSharesResult } from './fair-shares.js'
 import type { SlowReadersResult } from './slow-readers.js'
 import type { LongHistoryResult } from './long-history.js'
+import type { LockHeldResult } from './lock-held.js'
 import { largestIncrease, p99TargetOf, TARGETS, type TargetKey, type Verdict } from './targets.js'
 import { whySection, type Evidence } from './why.js'
 
@@ -37,6 +38,8 @@ export interface ReportInput {
   fairShares?: FairSharesResult
   /** Issue 29's measurement on a store of its own, when measured. */
   longHistory?: LongHistoryResult
+  /** The same issue's lock held by another process, when measured. */
+  lockHeld?: LockHeldResult
 }
 
 /** The whole Markdown report: facts, the table with each target beside its value, the verdicts and why each miss is one. */

@@ -49,6 +49,9 @@ const FAIR_SHARES_WHY =
 const LONG_HISTORY_WHY =
   'Not profiled: each part is a bounded read (test/tracer/long-history.ts counts it); `node dist/bench/profile.js` of a history scenario, or the service’s log of slow requests, shows where the time went.'
 
+const LOCK_HELD_WHY =
+  'Not profiled: no lock is waited for on the event loop (test/process/lock-holder.test.ts counts what is answered while a write waits); the slowest answer is the one a busy machine descheduled.'
+
 /** The section of latest.md: one entry per missed target. */
 export function whySection(verdicts: Verdict[], evidence: Evidence): string[] {
   const missed = verdicts.filter((verdict) => !verdict.met)
@@ -85,6 +88,7 @@ function entry(verdict: Verdict, evidence: Evidence): string[] {
   if (verdict.target === 'slowReadersRssGrowthMb') return [`${head} ${SLOW_READERS_WHY}`]
   if (verdict.target === 'writesBesideStreams') return [`${head} ${FAIR_SHARES_WHY}`]
   if (verdict.target === 'longHistoryHealthP95Ms' || verdict.target === 'longHistoryPartMs') return [`${head} ${LONG_HISTORY_WHY}`]
+  if (verdict.target === 'lockHeldHealthMs' || verdict.target === 'lockHeldReadMs') return [`${head} ${LOCK_HELD_WHY}`]
   return [`${head} Seeding is the \`tracer seed\` command's work when the store is made, not the service's: the bench does not profile it.`]
 }
 
@@ -135,5 +139,6 @@ export function shortWhy(verdict: Verdict, evidence: Evidence): string {
   if (verdict.target === 'slowReadersRssGrowthMb') return `${head} ${SLOW_READERS_WHY}`
   if (verdict.target === 'writesBesideStreams') return `${head} ${FAIR_SHARES_WHY}`
   if (verdict.target === 'longHistoryHealthP95Ms' || verdict.target === 'longHistoryPartMs') return `${head} ${LONG_HISTORY_WHY}`
+  if (verdict.target === 'lockHeldHealthMs' || verdict.target === 'lockHeldReadMs') return `${head} ${LOCK_HELD_WHY}`
   return `${head} the \`tracer seed\` command's time, not profiled by the bench.`
 }
