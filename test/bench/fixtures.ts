@@ -106,6 +106,17 @@ export function reportInput(summaries: ScenarioSummary[], overrides: Partial<Rep
       partMaxMs: 18.3,
       partP50Ms: 4.1
     },
+    lockHeld: {
+      holdMs: 12_000,
+      healthAnswers: 500,
+      healthP95Ms: 3.1,
+      healthMaxMs: 9.2,
+      readAnswers: 500,
+      readMaxMs: 15.8,
+      statuses: { '/health 200': 500, 'event-status 200': 500, 'update-trace 200': 2, 'update-trace 503': 2 },
+      writesRefused: 2,
+      refusedWithRetryAfter: 2
+    },
     ...overrides
   }
 }

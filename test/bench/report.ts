@@ -93,6 +93,22 @@ t.test('the history of a 1,000,000-transition event is judged: /health p95 besid
   t.match(renderGlance([], nothing), '| `longHistoryPartMs` | not measured (partial run) | – |')
 })
 
+t.test('a write lock another process holds 12 s is judged: the slowest /health and the slowest read meanwhile, each under 100 ms', async (t) => {
+  const base = reportInput(allMet())
+  const input = reportInput(allMet(), { lockHeld: { ...base.lockHeld!, healthMaxMs: 5200, readMaxMs: 12_000 } })
+  const missed = judgeTargets(input).filter((verdict) => !verdict.met)
+  t.strictSame(
+    missed.map((verdict) => [verdict.target, verdict.figure]),
+    [
+      ['lockHeldHealthMs', '5200.0'],
+      ['lockHeldReadMs', '12000.0']
+    ]
+  )
+  const report = renderReport(input, judgeTargets(input), nothing)
+  t.match(report, /slowest of 500 \/health while another process held the write lock 12 s .*: 5200.0 ms \(target < 100 ms\)\.\*\* Not profiled: no lock is waited for/)
+  t.match(renderGlance([], nothing), '| `lockHeldHealthMs` | not measured (partial run) | – |')
+})
+
 t.test('the scenarios profiled are those behind missed latency and rate targets, each once', async (t) => {
   const input = reportInput(
     withScenarios(
