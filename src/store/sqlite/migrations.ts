@@ -284,5 +284,18 @@ export const migrations: readonly string[] = [
      UPDATE traces SET completions = (SELECT json_group_object(key, first) FROM (
          SELECT key, min(at) AS first FROM transitions WHERE event_no = new.event_no AND "to" = 'complete' GROUP BY key))
       WHERE event_no = new.event_no;
-   END;`
+   END;`,
+
+  // A transition marks its event only when it moves a fact, which is only when it moves a first
+  // completion: the completions triggers above then update the trace's row, and that update marks
+  // the event. The marks of every other transition were made for nothing (factsOf reads no other
+  // transition, nor any of an event without a trace), and each of the service's own update-trace
+  // writes made one more mark for its connection to discard.
+  `DROP TRIGGER transitions_marked_insert;
+   DROP TRIGGER transitions_marked_update;
+   DROP TRIGGER transitions_marked_moved;
+   DROP TRIGGER transitions_marked_delete;
+   DROP TRIGGER traces_marked_update;
+   CREATE TRIGGER traces_marked_update AFTER UPDATE OF event_no, doc, completions ON traces
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;`
 ]
