@@ -58,8 +58,6 @@ t.test("another program's writes to each record table mark their events, in the 
   const { store, other } = storeAndOther(t)
   await store.events.upsert([event(1), event(2), event(3), event(4), event(5), event(6)])
   await store.traces.create(2, T0 / 1000)
-  // A history counts with its trace (kept-facts.ts): event 5's transition moves a fact only so.
-  await store.traces.create(5, T0 / 1000)
   await store.heartbeats.add([heartbeat(6, 60)], T0 / 1000)
   other.prepare(`INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (20, 1, ?, 1)`).run(JSON.stringify(heartbeat(1, 20)))
   other.prepare(`UPDATE traces SET doc = json_set(doc, '$."stages/tsar_classification"', 'complete') WHERE event_no = 2`).run()
@@ -75,30 +73,6 @@ t.test("another program's writes to each record table mark their events, in the 
   t.strictSame((await store.audits.marked(2)).eventNos, [2, 3], 'at most `limit`, oldest first')
   other.prepare(`UPDATE events SET output = 'x' WHERE event_no = 6`).run()
   t.strictSame((await store.audits.marked(100)).eventNos, [2, 3, 4, 5, 6, 7, 1], 'a write of a stored output text alone marks nothing')
-})
-
-t.test("another program's transitions mark their event when they move a first completion, and only then", async (t) => {
-  const { store, other } = storeAndOther(t)
-  await store.events.upsert([event(1), event(2)])
-  await store.traces.create(1, T0 / 1000)
-  const add = other.prepare<[number, string, string, number]>(`INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (?, ?, NULL, ?, ?, 'other')`)
-  const marked = async () => {
-    const { eventNos, upTo } = await store.audits.marked(100)
-    await store.audits.unmark(upTo)
-    return eventNos
-  }
-  add.run(1, CLASSIFICATION_KEY, 'complete', 5)
-  t.strictSame(await marked(), [1], 'a first completion')
-  add.run(1, CLASSIFICATION_KEY, 'complete', 3)
-  t.strictSame(await marked(), [1], 'an earlier one')
-  add.run(1, CLASSIFICATION_KEY, 'complete', 9)
-  add.run(1, CLASSIFICATION_KEY, 'incomplete', 10)
-  add.run(2, CLASSIFICATION_KEY, 'complete', 1)
-  t.strictSame(await marked(), [], 'a later completion, a transition to incomplete and one of an event without a trace move no fact, and mark nothing')
-  other.prepare(`DELETE FROM transitions WHERE event_no = 1 AND at = 3`).run()
-  t.strictSame(await marked(), [1], 'the first completion taken away')
-  other.prepare(`UPDATE transitions SET at = 1 WHERE event_no = 1 AND at = 9`).run()
-  t.strictSame(await marked(), [1], 'a completion made earlier')
 })
 
 t.test("a row another program moves to another event marks both events; one it changes in place marks its own", async (t) => {

@@ -188,9 +188,7 @@ export function factsOf(eventNo: number, records: EventRecords, sites: Sites): K
   const facts = emptyFacts(eventNo)
   if (records.event !== null) applyEvent(facts, records.event, sites)
   applyTrace(facts, records.trace, sites)
-  // A history belongs to its trace (inside it, in a MongoDB trace document): without one, another
-  // program's transitions of the event count for nothing, on either store.
-  if (records.trace !== null) for (const transition of records.transitions) applyTransition(facts, transition, sites)
+  for (const transition of records.transitions) applyTransition(facts, transition, sites)
   // The last write of a member wins, as in a Map made of the rows.
   for (const { member, value } of records.datatrail) applyMember(facts, member, value, sites)
   for (const { heartbeat } of records.heartbeats) applyHeartbeat(facts, heartbeat, sites)

@@ -13,9 +13,8 @@ const KEPT = 'SELECT event_no FROM audits WHERE event_no > @after'
 /**
  * What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts
  * checks their query plans). Parameters are JSON arrays: the events, and the configured sites, their
- * datatrail members or the audited keys. The heartbeats are seeks on the partial indexes on
- * finished_site and erring_site; the first completions are read from the trace's own row, where
- * triggers keep them (migrations.ts).
+ * datatrail members or the audited keys. The heartbeats and first completions are seeks on the
+ * partial indexes on finished_site, erring_site and completions (migrations.ts).
  */
 export const BOUNDED_READS = {
   events: `SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`,
@@ -28,9 +27,9 @@ export const BOUNDED_READS = {
       SELECT (SELECT heartbeat_id FROM heartbeats WHERE event_no = e.value AND erring_site = s.value ORDER BY heartbeat_id DESC LIMIT 1)
         FROM json_each(@events) AS e, json_each(@sites) AS s)
     ORDER BY event_no, heartbeat_id`,
-  firstCompletions: `SELECT traces.event_no, k.value AS key, json_extract(traces.completions, '$.' || json_quote(k.value)) AS at
-    FROM traces, json_each(@keys) AS k
-    WHERE traces.event_no IN (SELECT value FROM json_each(@events)) AND json_valid(traces.completions)`
+  firstCompletions: `SELECT e.value AS event_no, k.value AS key,
+      (SELECT at FROM transitions WHERE event_no = e.value AND key = k.value AND "to" = 'complete' ORDER BY at LIMIT 1) AS at
+    FROM json_each(@events) AS e, json_each(@keys) AS k`
 } as const
 
 /** Every record of the events, as stored: the reference the bounded read is held to in tests, and costly for an event with a long history. */
@@ -80,7 +79,7 @@ export class EventRecordsReader {
       traces: db.prepare<[string], Row<{ doc: string }>>(BOUNDED_READS.traces),
       datatrail: db.prepare<[string, string], Row<{ member: string; doc: string }>>(BOUNDED_READS.datatrail),
       heartbeats: db.prepare<{ events: string; sites: string }, Row<{ doc: string }>>(BOUNDED_READS.heartbeats),
-      firstCompletions: db.prepare<{ events: string; keys: string }, Row<{ key: string; at: unknown }>>(BOUNDED_READS.firstCompletions),
+      firstCompletions: db.prepare<{ events: string; keys: string }, Row<{ key: string; at: number | null }>>(BOUNDED_READS.firstCompletions),
       allDatatrail: db.prepare<[string], Row<{ member: string; doc: string }>>(FULL_READS.datatrail),
       allHeartbeats: db.prepare<[string], Row<{ doc: string }>>(FULL_READS.heartbeats),
       allTransitions: db.prepare<[string], Row<{ key: string; to: string; at: number }>>(FULL_READS.transitions)
@@ -110,8 +109,7 @@ export class EventRecordsReader {
     for (const row of statements.datatrail.all(list, lists.members)) records.get(row.event_no)!.datatrail.push(memberOf(row))
     for (const row of statements.heartbeats.all({ events: list, sites: lists.sites })) records.get(row.event_no)!.heartbeats.push(heartbeatOf(row))
     for (const row of statements.firstCompletions.all({ events: list, keys: lists.keys })) {
-      // A time another program wrote into the object that is not a number is no completion, as the facts read none.
-      if (typeof row.at === 'number') records.get(row.event_no)!.transitions.push({ key: row.key, to: 'complete', at: row.at })
+      if (row.at !== null) records.get(row.event_no)!.transitions.push({ key: row.key, to: 'complete', at: row.at })
     }
     return records
   }

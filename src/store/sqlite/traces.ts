@@ -24,9 +24,6 @@ const NEW_DOCUMENT = `json_set(@template, '$.event_no', CAST(@eventNo AS INTEGER
  */
 const NEW_OUTPUT = `json_set(@outputTemplate, '$.event_no', CAST(@eventNo AS INTEGER), '$.update_timestamp', json(@nowText))`
 
-/** The row's first completions (migrations.ts), or null where another program left no JSON object there. */
-const KEPT_COMPLETIONS = `CASE WHEN json_valid(completions) THEN completions END`
-
 /** The columns of a transition, as the port names them. */
 export const TRANSITION_COLUMNS = `key, "from", "to", at, by`
 
@@ -69,34 +66,17 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       ),
       // A key of no configured site is kept in the document but is not output; the output holds the
       // status as read (`shown`: a stored `not_required` reads `complete`), the document as written.
-      // A first completion (`completes`: the transition this write records goes to `complete`) is
-      // kept in the same row write; the trigger on transitions then finds it kept and writes nothing
-      // (where it would rewrite the row a second time).
       setStatus: records.statement<
-        {
-          eventNo: number
-          template: string
-          outputTemplate: string
-          path: string
-          output: 0 | 1
-          status: string
-          shown: string
-          now: number
-          nowText: string
-          completes: 0 | 1
-        },
+        { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
       >(
-        `INSERT INTO traces (event_no, doc, output, completions)
+        `INSERT INTO traces (event_no, doc, output)
          VALUES (@eventNo, json_set(${NEW_DOCUMENT}, @path, @status),
-                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @shown) ELSE ${NEW_OUTPUT} END,
-                 CASE WHEN @completes THEN json_set('{}', @path, @now) END)
+                 CASE WHEN @output THEN json_set(${NEW_OUTPUT}, @path, @shown) ELSE ${NEW_OUTPUT} END)
          ON CONFLICT (event_no) DO UPDATE SET
            doc = json_set(doc, @path, @status, '$.update_timestamp', @now),
            output = CASE WHEN @output THEN json_set(output, @path, @shown, '$.update_timestamp', json(@nowText))
-                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END,
-           completions = CASE WHEN @completes AND coalesce(json_extract(${KEPT_COMPLETIONS}, @path) <= @now, 0) = 0
-                              THEN json_set(coalesce(${KEPT_COMPLETIONS}, '{}'), @path, @now) ELSE completions END`,
+                         ELSE json_set(output, '$.update_timestamp', json(@nowText)) END`,
         // A value that did not change moves nothing the audit reads.
         ({ eventNo, status }, _result, { key, changed }) => (changed ? [eventNo, (facts) => applyStatus(facts, key, status, undefined, sites)] : null)
       ),
@@ -109,11 +89,6 @@ export class SqliteTraces implements Adapter<TraceCollection> {
          SELECT @event_no, @key, @from, @to, @at, @by WHERE EXISTS (SELECT 1 FROM traces WHERE event_no = @event_no)`,
         (transition, { changes }) => (changes === 1 ? [transition.event_no, (facts) => applyTransition(facts, transition, sites)] : null)
       ),
-      // A batch's first completions, set once per event before its transitions are written: the
-      // trigger on transitions then finds each kept and writes nothing, where it would rewrite the
-      // trace's row once for each transition to \`complete\` (a seed or an import writes many).
-      keptCompletions: db.prepare<[number], { completions: string | null }>(`SELECT ${KEPT_COMPLETIONS} AS completions FROM traces WHERE event_no = ?`),
-      keepCompletions: records.statement<[string, number]>('UPDATE traces SET completions = ? WHERE event_no = ?', () => null),
       find: db.prepare<[number], { doc: string }>('SELECT doc FROM traces WHERE event_no = ?'),
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
@@ -139,28 +114,13 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         ([eventNo], _result, trace) => [eventNo, (facts) => applyTrace(facts, trace, sites)]
       )
     }
-    const { current, setStatus, record, create, recordOfTrace, replace, keptCompletions, keepCompletions } = this.statements
+    const { current, setStatus, record, create, recordOfTrace, replace } = this.statements
     this.createOne = records.transaction((eventNo: number, now: number) => {
       create({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) }, undefined)
     })
-    this.recordAll = records.transaction((transitions: readonly FeedTransition[]) => {
-      for (const [eventNo, firsts] of firstCompletionsOf(transitions)) {
-        const kept = keptCompletions.get(eventNo)
-        if (kept === undefined) continue
-        const parsed: unknown = kept.completions === null ? null : JSON.parse(kept.completions)
-        // Another program may have left any JSON there; the triggers' json_set makes such a value an object as well.
-        const completions = (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed : {}) as Record<string, unknown>
-        let lowered = false
-        for (const [key, at] of firsts) {
-          const before = completions[key]
-          if (typeof before === 'number' && before <= at) continue
-          completions[key] = at
-          lowered = true
-        }
-        if (lowered) keepCompletions([JSON.stringify(completions), eventNo], undefined)
-      }
-      return transitions.reduce((added, transition) => added + recordOfTrace(transition, undefined).changes, 0)
-    })
+    this.recordAll = records.transaction((transitions: readonly FeedTransition[]) =>
+      transitions.reduce((added, transition) => added + recordOfTrace(transition, undefined).changes, 0)
+    )
     this.upsertAll = records.transaction((traces: readonly TraceRecord[]) => {
       for (const trace of traces) {
         const eventNo = trace.event_no as number
@@ -177,8 +137,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         const from = before === undefined ? null : asText(before.value)
         const changed = from !== status
         const shown = storedStatus({ [key]: status }, key)
-        const completes = changed && status === 'complete' ? 1 : 0
-        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, shown, now, nowText: JSON.stringify(now), completes }, { key, changed })
+        setStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, shown, now, nowText: JSON.stringify(now) }, { key, changed })
         if (!changed) return false
         record({ eventNo, key, from, to: status, at: now, by }, undefined)
         return true
@@ -233,17 +192,4 @@ export class SqliteTraces implements Adapter<TraceCollection> {
     this.upsertAll(traces)
     return traces.length
   }
-}
-
-/** Each event's earliest transition to `complete` of each key, among `transitions`. */
-function firstCompletionsOf(transitions: readonly FeedTransition[]): Map<number, Map<string, number>> {
-  const firsts = new Map<number, Map<string, number>>()
-  for (const { event_no: eventNo, key, to, at } of transitions) {
-    if (to !== 'complete') continue
-    let keys = firsts.get(eventNo)
-    if (keys === undefined) firsts.set(eventNo, (keys = new Map<string, number>()))
-    const before = keys.get(key)
-    if (before === undefined || at < before) keys.set(key, at)
-  }
-  return firsts
 }
