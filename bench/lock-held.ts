@@ -18,18 +18,24 @@ import { logIn } from './tokens.js'
  * were taken off the event loop, /health answered in 5-10 s there.
  */
 
-const HOLD_MS = 12_000
+/** How long the other process holds the lock: issue 29's 12 s. */
+export const HOLD_MS = 12_000
 const PROBE_EVERY_MS = 20
 const NATIVE = join(ROOT, 'dist/src/store/sqlite/native-lifetimes.js')
 
-const HOLDER = `
+/**
+ * A program for `node --input-type=module -e`: takes the write lock of the SQLite file at
+ * TRACER_DB, says `held`, holds it `holdMs` on its own clock, then commits and says `released`.
+ * Written as any other program would be: plain SQL (test/process/lock-holder.test.ts runs it too).
+ */
+export const lockHolder = (holdMs: number) => `
 const { openKeptDatabase } = await import(${JSON.stringify(NATIVE)})
 const db = openKeptDatabase(process.env.TRACER_DB)
 db.exec('BEGIN IMMEDIATE')
 db.prepare('INSERT INTO write_probe (page) VALUES (zeroblob(16))').run()
 db.prepare('DELETE FROM write_probe').run()
 console.log('held')
-setTimeout(() => { db.exec('COMMIT'); console.log('released'); db.close() }, ${HOLD_MS})
+setTimeout(() => { db.exec('COMMIT'); console.log('released'); db.close() }, ${holdMs})
 `
 
 export interface LockHeldResult {
@@ -70,7 +76,7 @@ export async function lockHeld(): Promise<LockHeldResult> {
         })
       await write(1)
 
-      const holder = spawn(process.execPath, ['--input-type=module', '-e', HOLDER], { env: { PATH: process.env.PATH ?? '', TRACER_DB: store.db }, stdio: ['ignore', 'pipe', 'inherit'] })
+      const holder = spawn(process.execPath, ['--input-type=module', '-e', lockHolder(HOLD_MS)], { env: { PATH: process.env.PATH ?? '', TRACER_DB: store.db }, stdio: ['ignore', 'pipe', 'inherit'] })
       const exited = once(holder, 'exit')
       try {
         const lines = createInterface({ input: holder.stdout })[Symbol.asyncIterator]()

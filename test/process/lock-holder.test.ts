@@ -1,6 +1,7 @@
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import t from 'tap'
+import { HOLD_MS, lockHolder } from '../../bench/lock-held.js'
 import { end, spawnOwned } from '../owned-processes.js'
 import { request, runCli, startServer } from './processes.js'
 
@@ -9,25 +10,7 @@ import { request, runCli, startServer } from './processes.js'
 // instance's maintenance would be. What is asserted is counted (answers, statuses, which came
 // while a write was still waiting), never a time; the slowest answer is printed for the reader.
 
-/** How long the other process holds the lock: the issue's 12 s, past the write's budget below. */
-const HOLD_MS = 12_000
 const BUSY_TIMEOUT_MS = 3000
-
-const NATIVE = resolve('dist/src/store/sqlite/native-lifetimes.js')
-
-/**
- * Takes the write lock of the file at TRACER_DB, says `held`, holds it for HOLD_MS on its own
- * clock, then commits and says `released`. Written as any other program would: plain SQL.
- */
-const HOLDER = `
-const { openKeptDatabase } = await import(${JSON.stringify(NATIVE)})
-const db = openKeptDatabase(process.env.TRACER_DB)
-db.exec('BEGIN IMMEDIATE')
-db.prepare("INSERT INTO write_probe (page) VALUES (zeroblob(16))").run()
-db.prepare("DELETE FROM write_probe").run()
-console.log('held')
-setTimeout(() => { db.exec('COMMIT'); console.log('released'); db.close() }, ${HOLD_MS})
-`
 
 interface Probe {
   answered: number
@@ -61,7 +44,7 @@ t.test('another process holds the write lock for 12 s: /health and reads go on a
     })
   t.equal((await write(1)).status, 200, 'a write before the lock is taken')
 
-  const holder = spawnOwned(process.execPath, ['--input-type=module', '-e', HOLDER], { env: { PATH: process.env.PATH ?? '', TRACER_DB: env.TRACER_DB }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const holder = spawnOwned(process.execPath, ['--input-type=module', '-e', lockHolder(HOLD_MS)], { env: { PATH: process.env.PATH ?? '', TRACER_DB: env.TRACER_DB }, stdio: ['ignore', 'pipe', 'inherit'] })
   t.teardown(() => end(holder))
   const said = createInterface({ input: holder.stdout! })
   const lines = said[Symbol.asyncIterator]()
