@@ -1,9 +1,8 @@
-import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
-import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { basebandEvent as event, FIXTURE_EVENT_TIME } from './fixtures/baseband-event.js'
+import { storeBesideOtherProgram } from './fixtures/store-beside-other.js'
 import { CLASSIFICATION_KEY, stageKey } from '../../src/vocabulary.js'
 import { defaultSites as sites } from '../sites.js'
 
@@ -22,17 +21,7 @@ const heartbeat = (event_no: number, heartbeat_id: number): HeartbeatInput =>
   })
 
 /** The service's store and a plain connection to the same file: another program, or an older version of the service. */
-function storeAndOther(t: Test) {
-  const path = join(t.testdir(), 'tracer.sqlite')
-  const store = openSqliteStore(path, sites, { now: () => T0 })
-  const other = openKeptDatabase(path)
-  other.pragma('busy_timeout = 5000')
-  t.teardown(async () => {
-    other.close()
-    await store.close()
-  })
-  return { store, other }
-}
+const storeAndOther = (t: Test) => storeBesideOtherProgram(t, { now: () => T0 })
 
 /** Every kind of write the service makes, through the port, about events 1 to 3. */
 async function serviceWrites(store: ReturnType<typeof storeAndOther>['store']) {
@@ -115,8 +104,7 @@ t.test("the service's write of an event another program marked leaves that mark"
 })
 
 t.test('a store opened again (another instance, or a reopen) drops its own marks too', async (t) => {
-  const { store } = storeAndOther(t)
-  const path = join(t.testdir(), 'tracer.sqlite')
+  const { store, path } = storeAndOther(t)
   const second = openSqliteStore(path, sites, { now: () => T0 })
   t.teardown(() => second.close())
   await serviceWrites(second)

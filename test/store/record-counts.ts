@@ -7,6 +7,7 @@ import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { RECOUNT_BOUND } from '../../src/store/sqlite/record-counts.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { defaultSites as sites } from '../sites.js'
+import { storeBesideOtherProgram } from './fixtures/store-beside-other.js'
 
 // Issue 29, finding 1: how many heartbeats an event has is kept beside them, by triggers, so that
 // a part of them (and event-status) reads its total rather than counting every row. A history
@@ -31,11 +32,7 @@ const heartbeatDoc = (id: number, eventNo: number) =>
   JSON.stringify({ heartbeat_id: id, event_no: eventNo, site: 'kko', sent: { trigger_time: '2026-01-01T00:00:00Z', error: null }, received: { total_data_files: 1, dir_size_gb: 1, finished_time: null, heartbeat_sent_unix_s: 1 } })
 
 t.test('the kept counts follow every writer: the service, and another program inserting, deleting and moving rows', async (t) => {
-  const path = join(t.testdir(), 'tracer.sqlite')
-  const store = openSqliteStore(path, sites)
-  t.teardown(() => store.close())
-  const other = openKeptDatabase(path)
-  t.teardown(() => other.close())
+  const { store, other } = storeBesideOtherProgram(t)
   const operation = fc.record({
     kind: fc.constantFrom('service-transition', 'service-heartbeat', 'insert-transition', 'delete-transition', 'move-transition', 'insert-heartbeat', 'delete-heartbeat', 'move-heartbeat'),
     eventNo: fc.integer({ min: 1, max: 4 }),
@@ -87,11 +84,7 @@ t.test('a store written before the counts were kept gets them from its rows when
 })
 
 t.test('the verifier holds the kept counts to the heartbeats and repairs a count that drifted, reading at most its bound an event', async (t) => {
-  const path = join(t.testdir(), 'tracer.sqlite')
-  const store = openSqliteStore(path, sites)
-  t.teardown(() => store.close())
-  const other = openKeptDatabase(path)
-  t.teardown(() => other.close())
+  const { store, other } = storeBesideOtherProgram(t)
   const insert = other.prepare('INSERT INTO heartbeats (heartbeat_id, event_no, doc, update_timestamp) VALUES (?, ?, ?, 1)')
   for (const [id, eventNo] of [[1, 2], [2, 2], [3, 3], [4, 5]] as const) insert.run(id, eventNo, heartbeatDoc(id, eventNo))
   // More heartbeats than a check reads: its count is taken as it is.

@@ -11,6 +11,7 @@ import { tracerConformance } from './tracer-conformance.js'
 import { auditConformance } from './audit-conformance.js'
 import { keptAuditChecks, type OpenTamperableStore, type Tamper } from './kept-audit-checks.js'
 import { defaultSites } from '../sites.js'
+import { storeBesideOtherProgram } from './fixtures/store-beside-other.js'
 import { siteModel } from '../../src/vocabulary.js'
 
 const openFresh: OpenStore = async (t, sites) => {
@@ -170,11 +171,7 @@ t.test('a closed store rejects with StoreUnavailableError', async (t) => {
 })
 
 t.test('the deadline check forgets verdict changes beyond the last KEPT_CHANGES, so the table does not grow for ever', async (t) => {
-  const path = join(t.testdir(), 'tracer.sqlite')
-  const store = openSqliteStore(path, defaultSites)
-  t.teardown(() => store.close())
-  const db = openKeptDatabase(path)
-  t.teardown(() => db.close())
+  const { store, other: db } = storeBesideOtherProgram(t)
   const insert = db.prepare('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)')
   db.transaction(() => {
     for (let i = 0; i < KEPT_CHANGES + 50; i++) insert.run(i, '{}')
