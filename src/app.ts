@@ -136,6 +136,12 @@ export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })
 /** A ready-to-listen instance; the app owns the store from here and closes it with itself. */
 export async function buildApp(options: AppOptions) {
   const fastify = Fastify(serverOptions(options.config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
+  // A client may shut its sending side once its request is sent and still wait for the answer
+  // (RFC 9112, 9.6). Node's server ends the connection on that FIN unless told otherwise, and
+  // a worker draining on SIGTERM then dropped the answers to writes whose bodies came last (1 run
+  // in 3 of workers.test.ts). Told otherwise, it ends the connection once the answer is sent. The
+  // setting is a property of http.Server that Node reads (20 and 24) but does not type or document.
+  Object.assign(fastify.server, { httpAllowHalfOpen: true })
   await fastify.register(appPlugin, options)
   await fastify.ready()
   return fastify
