@@ -14,7 +14,7 @@ function open(t: Test) {
   const insert = db.prepare<[number, string]>('INSERT INTO notes (id, text) VALUES (?, ?)')
   const rows = () => db.prepare<[], { id: number; text: string }>('SELECT id, text FROM notes ORDER BY id').all()
   const begins = () => statements.filter((sql) => sql === 'BEGIN IMMEDIATE').length
-  return { path, db, insert, rows, begins }
+  return { path, db, insert, rows, begins, statements }
 }
 
 t.test('writes submitted in one turn are committed by one transaction, in the order submitted', async (t) => {
@@ -78,4 +78,28 @@ t.test('when the file is locked by another writer, every write of the transactio
   )
   other.exec('ROLLBACK')
   t.same(rows(), [])
+})
+
+t.test('a batch whose writes all succeed runs each once, with no savepoint', async (t) => {
+  const { db, insert, rows, statements } = open(t)
+  const runs: number[] = []
+  const writes = new GroupCommit(db, (id: number, text: string) => (runs.push(id), insert.run(id, text).changes))
+  await Promise.all([writes.submit(1, 'a'), writes.submit(2, 'b'), writes.submit(3, 'c')])
+  t.same(runs, [1, 2, 3])
+  t.same(statements.filter((sql) => /SAVEPOINT/i.test(sql)), [], 'no savepoint')
+  t.same(rows().length, 3)
+})
+
+t.test('a batch with a write that fails is undone, then run again with a savepoint for each write', async (t) => {
+  const { db, insert, rows, statements } = open(t)
+  const runs: number[] = []
+  const writes = new GroupCommit(db, (id: number, text: string) => (runs.push(id), insert.run(id, text).changes))
+  const outcomes = await Promise.allSettled([writes.submit(1, 'a'), writes.submit(2, 'refused'), writes.submit(3, 'c')])
+  t.same(runs, [1, 2, 1, 2, 3], 'the first pass stops at the failing write; the second runs every write')
+  t.equal(statements.filter((sql) => /^SAVEPOINT/i.test(sql)).length, 3, 'one savepoint a write in the second pass')
+  t.same(
+    outcomes.map((outcome) => outcome.status),
+    ['fulfilled', 'rejected', 'fulfilled']
+  )
+  t.same(rows(), [{ id: 1, text: 'a' }, { id: 3, text: 'c' }], 'nothing of the first pass is left')
 })

@@ -43,17 +43,31 @@ export class RecordWrites {
    * wrote before it ends; a work that throws is undone with nothing kept.
    */
   transaction<A extends unknown[], R>(work: (...args: A) => R): Database.Transaction<(...args: A) => R> {
-    return this.db.transaction((...args: A): R => {
-      const from = this.pending.length
-      this.depth++
-      try {
-        const result = work(...args)
-        this.audits.keep(this.pending.splice(from))
-        return result
-      } finally {
-        this.depth--
-        this.pending.length = Math.min(this.pending.length, from)
-      }
-    })
+    return this.db.transaction((...args: A): R => this.kept(work, args))
+  }
+
+  /**
+   * `work` inside a transaction its caller holds, keeping the audit of what it wrote before it
+   * returns, with no savepoint of its own: a `work` that throws leaves the caller's transaction to
+   * undo, whole (GroupCommit's batch does).
+   */
+  withinTransaction<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
+    return (...args: A): R => {
+      if (!this.db.inTransaction) throw new Error('RecordWrites.withinTransaction runs only inside a transaction its caller holds')
+      return this.kept(work, args)
+    }
+  }
+
+  private kept<A extends unknown[], R>(work: (...args: A) => R, args: A): R {
+    const from = this.pending.length
+    this.depth++
+    try {
+      const result = work(...args)
+      this.audits.keep(this.pending.splice(from))
+      return result
+    } finally {
+      this.depth--
+      this.pending.length = Math.min(this.pending.length, from)
+    }
   }
 }

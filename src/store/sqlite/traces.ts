@@ -142,7 +142,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         record({ eventNo, key, from, to: status, at: now, by }, undefined)
         return true
       },
-      (write) => records.transaction(write)
+      { alone: (work) => records.transaction(work), together: (work) => records.withinTransaction(work) }
     )
   }
 
