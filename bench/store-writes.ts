@@ -25,9 +25,10 @@ interface Build {
 }
 
 async function buildAt(worktree: string): Promise<Build> {
-  const module = (path: string) => import(pathToFileURL(join(worktree, 'dist', path)).href)
-  const [{ openSqliteStore }, { loadConfig }] = await Promise.all([module('src/store/sqlite/store.js'), module('src/config.js')])
-  return { openSqliteStore, loadConfig } as Build
+  // Another commit's modules: typed as this commit's, which they match in what is used here.
+  const module = <T>(path: string) => import(pathToFileURL(join(worktree, 'dist', path)).href) as Promise<T>
+  const [store, config] = await Promise.all([module<Pick<Build, 'openSqliteStore'>>('src/store/sqlite/store.js'), module<Pick<Build, 'loadConfig'>>('src/config.js')])
+  return { openSqliteStore: store.openSqliteStore, loadConfig: config.loadConfig }
 }
 
 /** µs of CPU a write, over TURNS turns after WARM_TURNS. Keys are those of the configured sites, events new ones in turn. */
