@@ -65,7 +65,7 @@ t.test('an error that ends the whole transaction fails every write in it, and no
 })
 
 t.test('when the file is locked by another writer, every write of the transaction rejects', async (t) => {
-  const { path, db, insert, rows } = open(t)
+  const { path, db, insert, rows, begins } = open(t)
   db.pragma('busy_timeout = 0')
   const other = openKeptDatabase(path)
   t.teardown(() => other.close())
@@ -76,6 +76,7 @@ t.test('when the file is locked by another writer, every write of the transactio
     outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as { code?: string }).code : outcome.status)),
     ['SQLITE_BUSY', 'SQLITE_BUSY']
   )
+  t.equal(begins(), 1, 'tried once: a transaction that could not begin is not a write that failed')
   other.exec('ROLLBACK')
   t.same(rows(), [])
 })

@@ -43,8 +43,17 @@ export class GroupCommit<A extends unknown[], R> {
   constructor(db: Database.Database, write: (...args: A) => R, wrap: BatchWrappers = { alone: (work) => db.transaction(work), together: (work) => work }) {
     // A transaction function called inside another runs as a savepoint.
     const alone = wrap.alone(write)
+    // Whether the batch's writes were under way when the fast attempt failed: only then can a
+    // savepoint a write change the outcome. A lock that kept the transaction from beginning, or a
+    // commit that failed, would fail the second attempt alike.
+    let writing = false
     const atOnce = db.transaction(
-      wrap.together((batch: readonly Pending<A, R>[]) => batch.map((item): Outcome<R> => ({ ok: true, value: write(...item.args) })))
+      wrap.together((batch: readonly Pending<A, R>[]) => {
+        writing = true
+        const outcomes = batch.map((item): Outcome<R> => ({ ok: true, value: write(...item.args) }))
+        writing = false
+        return outcomes
+      })
     )
     const together = db.transaction((batch: readonly Pending<A, R>[]) =>
       batch.map((item): Outcome<R> => {
@@ -59,10 +68,12 @@ export class GroupCommit<A extends unknown[], R> {
       })
     )
     this.commit = (batch) => {
+      writing = false
       try {
         return atOnce.immediate(batch)
-      } catch {
-        // Undone whole: written again a savepoint a write, where the error is met again and kept to its write.
+      } catch (error) {
+        if (!writing) throw error
+        // A write failed and the batch was undone whole: again, each write in its own savepoint.
         return together.immediate(batch)
       }
     }
