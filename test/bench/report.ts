@@ -7,6 +7,12 @@ import { allMet, cpuCost, fullYear, memory, reportInput, summary } from './fixtu
 
 const nothing: Evidence = { profiles: new Map(), memory: new Map() }
 
+/** The targets an input misses, each with the figure the report gives it. */
+const missedFigures = (input: ReturnType<typeof reportInput>) =>
+  judgeTargets(input)
+    .filter((verdict) => !verdict.met)
+    .map((verdict) => [verdict.target, verdict.figure])
+
 /** allMet() with some scenarios replaced. */
 function withScenarios(...replaced: ReturnType<typeof summary>[]) {
   return allMet().map((each) => replaced.find((other) => other.scenario.id === each.scenario.id) ?? each)
@@ -64,9 +70,8 @@ t.test('the bounds moved from the process tests are judged as the tests judged t
     slowReaders: { idleMb: 80, peakMb: 130, growthMb: 50, streaming: 32, refused: 68 },
     fairShares: { rounds: [{ alone: 1000, withStreams: 420 }], ratio: 0.42, readBytes: 1 }
   })
-  const missed = judgeTargets(input).filter((verdict) => !verdict.met)
   t.strictSame(
-    missed.map((verdict) => [verdict.target, verdict.figure]),
+    missedFigures(input),
     [
       ['slowReadersRssGrowthMb', '50.0'],
       ['writesBesideStreams', '42%']
@@ -80,9 +85,8 @@ t.test('the bounds moved from the process tests are judged as the tests judged t
 t.test('the history of a 1,000,000-transition event is judged: /health p95 beside ten readers, and the slowest part of a walk, each under 100 ms', async (t) => {
   const base = reportInput(allMet())
   const input = reportInput(allMet(), { longHistory: { ...base.longHistory!, healthP95Ms: 1500, partMaxMs: 240 } })
-  const missed = judgeTargets(input).filter((verdict) => !verdict.met)
   t.strictSame(
-    missed.map((verdict) => [verdict.target, verdict.figure]),
+    missedFigures(input),
     [
       ['longHistoryHealthP95Ms', '1500.0'],
       ['longHistoryPartMs', '240.0']
@@ -96,9 +100,8 @@ t.test('the history of a 1,000,000-transition event is judged: /health p95 besid
 t.test('a write lock another process holds 12 s is judged: the slowest /health and the slowest read meanwhile, each under 100 ms', async (t) => {
   const base = reportInput(allMet())
   const input = reportInput(allMet(), { lockHeld: { ...base.lockHeld!, healthMaxMs: 5200, readMaxMs: 12_000 } })
-  const missed = judgeTargets(input).filter((verdict) => !verdict.met)
   t.strictSame(
-    missed.map((verdict) => [verdict.target, verdict.figure]),
+    missedFigures(input),
     [
       ['lockHeldHealthMs', '5200.0'],
       ['lockHeldReadMs', '12000.0']
