@@ -5,7 +5,7 @@ import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import { factsOf } from '../../src/domain/audit/kept-facts.js'
 import type { FeedTransition } from '../../src/domain/records.js'
 import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
-import { BOUNDED_READS, EventRecordsReader } from '../../src/store/sqlite/event-records.js'
+import { BOUNDED_READS, EventRecordsReader, completionOf } from '../../src/store/sqlite/event-records.js'
 import { migrations } from '../../src/store/sqlite/migrations.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey } from '../../src/vocabulary.js'
@@ -92,7 +92,27 @@ t.test('each statement of the bounded read searches an index: none scans the hea
   }
   const plan = (sql: string, ...args: unknown[]) => db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`).all(...args).map((row) => row.detail).join('; ')
   t.match(plan(BOUNDED_READS.heartbeats, { events: '[1]', sites: '["chime"]' }), /heartbeats_finished.*heartbeats_erring/, 'the newest finished and erring heartbeats by their partial indexes')
-  t.match(plan(BOUNDED_READS.firstCompletions, { events: '[1]', keys: '["k"]' }), /transitions_completions/, 'the first completion by its partial index')
+  t.match(plan(BOUNDED_READS.firstCompletions, { events: '[1]', keys: '{"0":"stages/tsar_classification"}' }), /transitions_first_completions/, 'the first completion by its partial index')
+})
+
+t.test('the completion SQLite writes of a transition is the one the bounded read looks for, for every key of a stage and no other', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, sites)
+  t.teardown(() => store.close())
+  const { db } = readerOf(t, path)
+  const odd = ['North-1', 'kkö', 'a/b', '']
+  const keys = [CLASSIFICATION_KEY, ...[...sites.names, ...odd].flatMap((site) => STAGES.map((stage) => stageKey(stage, site)))]
+  const others = ['stages/tsar_classification/sites/chime', 'stages/baseband_conversion', 'stages/baseband_conversion/site/kko', 'Stages/baseband_conversion/sites/kko', 'chime', '']
+  // As another program writes them, straight into the table: the column is generated whoever writes.
+  const insert = db.prepare('INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (1, ?, NULL, ?, 1, ?)')
+  for (const key of [...keys, ...others]) for (const to of ['complete', 'incomplete']) insert.run(key, to, 'hand')
+  const written = db.prepare<[], { key: string; to: string; completion: string | null }>('SELECT key, "to", completion FROM transitions ORDER BY seq').all()
+  t.equal(written.length, 2 * (keys.length + others.length))
+  for (const { key, to, completion } of written) {
+    t.equal(completion, to === 'complete' ? completionOf(key) : null, `${JSON.stringify(key)} to ${to}`)
+  }
+  t.strictSame(others.map(completionOf), others.map(() => null), 'a key of no stage has none')
+  t.equal(new Set(keys.map(completionOf)).size, keys.length, 'no two keys of a stage share one')
 })
 
 /** A heartbeat document as another program might write it: any of these shapes, which heartbeatOutput reads as best it can. */

@@ -4,6 +4,22 @@ import type { EventRecord, TraceRecord } from '../../domain/records.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
+/** The stages of the transitions' generated `completion` column, by the digit it writes (the last migration). */
+const COMPLETION_DIGITS = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc'].map(
+  (stage, index) => [`stages/${stage}/sites/`, String(index + 1)] as const
+)
+
+/**
+ * A key as the transitions' `completion` column writes it for a transition to `complete`, and
+ * transitions_first_completions indexes it: the stage as a digit, then the site; null for a key
+ * of no stage. Written alike in SQL (migrations.ts), which test/store/event-records.ts holds it to.
+ */
+export function completionOf(key: string): string | null {
+  if (key === CLASSIFICATION_KEY) return '0'
+  for (const [prefix, digit] of COMPLETION_DIGITS) if (key.startsWith(prefix)) return digit + key.slice(prefix.length)
+  return null
+}
+
 /** A list as one parameter: `IN (SELECT value FROM json_each(?))`. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))'
 
@@ -12,9 +28,9 @@ const KEPT = 'SELECT event_no FROM audits WHERE event_no > @after'
 
 /**
  * What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts
- * checks their query plans). Parameters are JSON arrays: the events, and the configured sites, their
+ * checks their query plans). Parameters are JSON: the events, and the configured sites, their
  * datatrail members or the audited keys. The heartbeats and first completions are seeks on the
- * partial indexes on finished_site, erring_site and completions (migrations.ts).
+ * partial indexes on finished_site, erring_site and completion (migrations.ts).
  */
 export const BOUNDED_READS = {
   events: `SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`,
@@ -27,8 +43,9 @@ export const BOUNDED_READS = {
       SELECT (SELECT heartbeat_id FROM heartbeats WHERE event_no = e.value AND erring_site = s.value ORDER BY heartbeat_id DESC LIMIT 1)
         FROM json_each(@events) AS e, json_each(@sites) AS s)
     ORDER BY event_no, heartbeat_id`,
+  // @keys: an object from each key's completion (completionOf) to the key.
   firstCompletions: `SELECT e.value AS event_no, k.value AS key,
-      (SELECT at FROM transitions WHERE event_no = e.value AND key = k.value AND "to" = 'complete' ORDER BY at LIMIT 1) AS at
+      (SELECT at FROM transitions WHERE event_no = e.value AND completion = k.key ORDER BY at LIMIT 1) AS at
     FROM json_each(@events) AS e, json_each(@keys) AS k`
 } as const
 
@@ -69,7 +86,9 @@ export class EventRecordsReader {
     this.lists = {
       sites: JSON.stringify(sites.names),
       members: JSON.stringify(sites.names.map((site) => sites.basebandKeyOf(site))),
-      keys: JSON.stringify([CLASSIFICATION_KEY, ...sites.names.flatMap((site) => STAGES.map((stage) => stageKey(stage, site)))])
+      keys: JSON.stringify(
+        Object.fromEntries([CLASSIFICATION_KEY, ...sites.names.flatMap((site) => STAGES.map((stage) => stageKey(stage, site)))].map((key) => [completionOf(key), key]))
+      )
     }
     this.statements = {
       listed: numbers(LISTED),
