@@ -77,7 +77,7 @@ t.test('each statement of the bounded read searches an index: none scans the hea
   const path = join(t.testdir(), 'tracer.sqlite')
   await openSqliteStore(path, sites).close()
   const { db } = readerOf(t, path)
-  const parameters = { events: '[1]', sites: '["chime"]', keys: '["stages/tsar_classification"]' }
+  const parameters = { events: '[1]', sites: '["chime"]', keys: '{"0":"stages/tsar_classification"}', limit: 10 }
   for (const [name, sql] of Object.entries(BOUNDED_READS)) {
     const explain = db.prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
     const named = Object.fromEntries(Object.entries(parameters).filter(([parameter]) => sql.includes(`@${parameter}`)))
@@ -135,6 +135,32 @@ function oddDocument(id: number, odd: OddHeartbeat): string {
   const received = odd.received === 'object' ? receivedObject : odd.received === 'array' ? [receivedObject] : undefined
   return JSON.stringify({ heartbeat_id: id, event_no: EVENT, site: odd.site, sent, ...(received === undefined ? {} : { received }) })
 }
+
+t.test('a batch of events, some with more completions than the scan reads an event: each one’s first completions are those of its whole history', async (t) => {
+  const keys = [CLASSIFICATION_KEY, ...sites.names.flatMap((site) => STAGES.map((stage) => stageKey(stage, site))), 'stages/x/sites/chime', stageKey('baseband_conversion', 'elsewhere')]
+  const transition = fc.record({ key: fc.constantFrom(...keys), to: fc.constantFrom('complete', 'incomplete'), at: fc.integer({ min: 0, max: 50 }) })
+  const history = fc.oneof(fc.array(transition, { maxLength: 8 }), fc.array(transition, { minLength: 60, maxLength: 200 }))
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, sites)
+  t.teardown(() => store.close())
+  const { db, reader } = readerOf(t, path)
+  const add = db.prepare(`INSERT INTO transitions (event_no, key, "from", "to", at, by) VALUES (?, ?, NULL, ?, ?, 'other')`)
+  let base = 0
+  fc.assert(
+    fc.property(fc.array(history, { minLength: 1, maxLength: 6 }), fc.boolean(), (histories, reversed) => {
+      base += 10
+      const eventNos = histories.map((_, index) => base + index)
+      db.transaction(() => histories.forEach((events, index) => events.forEach(({ key, to, at }) => add.run(base + index, key, to, at))))()
+      const asked = reversed ? [...eventNos].reverse() : eventNos
+      const bounded = reader.of(asked)
+      const everything = reader.everythingOf(asked)
+      for (const eventNo of eventNos) {
+        t.strictSame(factsOf(eventNo, bounded.get(eventNo)!, sites).first_completions, factsOf(eventNo, everything.get(eventNo)!, sites).first_completions, `event ${eventNo}`)
+      }
+    }),
+    { numRuns: 60 }
+  )
+})
 
 t.test('on a store 53fdc3f wrote, with records another program wrote in any shape, the bounded read makes the facts the full read does', async (t) => {
   const transition = fc.record({ key: fc.constantFrom(CLASSIFICATION_KEY, stageKey('baseband_conversion', 'chime'), stageKey('data_registration', 'kko'), 'stages/x/sites/chime'), to: fc.constantFrom('complete', 'incomplete'), at: fc.integer({ min: 0, max: 20 }) })
