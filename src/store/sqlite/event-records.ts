@@ -4,7 +4,7 @@ import type { EventRecord, TraceRecord } from '../../domain/records.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
-/** The stages of the transitions' generated `completion` column, by the digit it writes (the last migration). */
+/** The stages of the transitions' generated `completion` column, by the digit it writes (the migration that adds it). */
 const COMPLETION_DIGITS = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc'].map(
   (stage, index) => [`stages/${stage}/sites/`, String(index + 1)] as const
 )
@@ -21,10 +21,10 @@ export function completionOf(key: string): string | null {
 }
 
 /**
- * Completions read an event by the scan before its events' first completions are sought a key at a
- * time: an event has one a stage and site it completed, and a stage completed again adds one. The
- * scan reads a batch's completions in one statement where the seeks made 17 an event (seeding
- * 100,000 events: 313 ms of seeks against a few dozen of scan).
+ * How many completions an event the scan of a batch may read; the events it could not read whole
+ * are sought a key at a time instead. An event has a completion for each stage and site it
+ * completed, and one more each time a stage completes again. One scan reads a batch's completions
+ * where the seeks make 17 statements' worth an event (seeding 100,000 events spent 313 ms in them).
  */
 const FIRST_COMPLETIONS_SCANNED = 40
 
@@ -54,7 +54,7 @@ export const BOUNDED_READS = {
   // Every completion of the events, in the index's order: each (event, key)'s first is its first
   // row. Cut by @limit, a few rows an event (FIRST_COMPLETIONS_SCANNED); the events it did not read
   // whole take firstCompletions.
-  completions: `SELECT event_no, completion, at FROM transitions WHERE event_no ${IN_LIST.replace('?', '@events')} AND completion IS NOT NULL
+  completions: `SELECT event_no, completion, at FROM transitions WHERE event_no IN (SELECT value FROM json_each(@events)) AND completion IS NOT NULL
     ORDER BY event_no, completion, at LIMIT @limit`,
   // @keys: an object from each key's completion (completionOf) to the key.
   firstCompletions: `SELECT e.value AS event_no, k.value AS key,
