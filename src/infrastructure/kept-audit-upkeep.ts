@@ -171,7 +171,7 @@ async function keptAuditUpkeep(
   const pass = { begun: false, startedAt: 0, pages: 0 }
   const behindMs = () => performance.now() - (pass.startedAt + pass.pages * pageEveryMs)
   const verify = async () => {
-    let loopBusy = false
+    let loopWasBusy = false
     try {
       if (!pass.begun) {
         // Each pass is spaced by the store's size as it begins: a pass in verifyPassMs, within the bounds.
@@ -181,8 +181,8 @@ async function keptAuditUpkeep(
         }
         Object.assign(pass, { begun: true, startedAt: performance.now(), pages: 0 })
       }
-      loopBusy = busy()
-      if (loopBusy && behindMs() < verifyYieldMs) {
+      loopWasBusy = busy()
+      if (verifyYieldMs > 0 && loopWasBusy && behindMs() < verifyYieldMs) {
         later(pageEveryMs, verify)
         return
       }
@@ -207,7 +207,7 @@ async function keptAuditUpkeep(
       failed('verify', error)
     }
     // Behind its schedule with the loop free: the pages put off are made up at the fastest pace.
-    later(!loopBusy && behindMs() > 0 ? verifyEveryMs : pageEveryMs, verify)
+    later(!loopWasBusy && behindMs() > 0 ? verifyEveryMs : pageEveryMs, verify)
   }
 
   // A write another program made (an older version during an upgrade, a script) changed records
