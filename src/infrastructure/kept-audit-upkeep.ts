@@ -47,14 +47,18 @@ export const VERIFY_YIELD_MS = 5 * 60_000
 /** The share of its time the event loop spent busy since the last look above which it is serving requests the verifier gives way to. */
 const BUSY_UTILIZATION = 0.5
 
-/** Whether the event loop was busy more than BUSY_UTILIZATION of the time since the last call. */
-export function loopBusy(): () => boolean {
-  let last = performance.eventLoopUtilization()
+/**
+ * Whether the event loop was busy more than BUSY_UTILIZATION of the time since the last call, from
+ * the loop's running totals of busy and idle time (`performance.eventLoopUtilization` unless given).
+ */
+export function loopBusy(totals: () => { active: number; idle: number } = () => performance.eventLoopUtilization()): () => boolean {
+  let last = totals()
   return () => {
-    const now = performance.eventLoopUtilization()
-    const busy = performance.eventLoopUtilization(now, last).utilization > BUSY_UTILIZATION
+    const now = totals()
+    const active = now.active - last.active
+    const idle = now.idle - last.idle
     last = now
-    return busy
+    return active > BUSY_UTILIZATION * (active + idle)
   }
 }
 /** Once a second: a write another program made is in the kept audit within about a second. */

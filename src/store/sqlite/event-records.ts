@@ -4,7 +4,11 @@ import type { EventRecord, TraceRecord } from '../../domain/records.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
-/** The stages of the transitions' generated `completion` column, by the digit it writes (the migration that adds it). */
+/**
+ * The stages of the transitions' generated `completion` column, by the digit it writes (the
+ * migration that adds it). Written out rather than taken from STAGES: a released migration's
+ * digits never change, whatever becomes of that list.
+ */
 const COMPLETION_DIGITS = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc'].map(
   (stage, index) => [`stages/${stage}/sites/`, String(index + 1)] as const
 )
