@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { readAudit, readHistory, readStatus } from './api.js'
 import type { AuditedEvent, EventStatus, TraceHistory } from './api-types.js'
 import { describe, SessionEnded } from './errors.js'
@@ -40,9 +40,12 @@ export function EventPanel({ session, eventNo, row, changes, connections, onClos
   const [error, setError] = useState<string | undefined>()
   const heading = useRef<HTMLHeadingElement>(null)
 
-  useEffect(() => heading.current?.focus(), [eventNo])
+  // The focus on the panel, and Escape to close it, from the frame the panel first shows in, as the
+  // focus goes back on closing (dashboard.tsx): an effect after the paint left a key pressed at once
+  // on the cell that opened it.
+  useLayoutEffect(() => heading.current?.focus(), [eventNo])
   // Escape closes the panel wherever the focus is, unless something nearer used it (a tooltip).
-  useEffect(() => {
+  useLayoutEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.key === 'Escape' && !event.defaultPrevented) onClose()
     }

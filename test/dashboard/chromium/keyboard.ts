@@ -62,7 +62,12 @@ t.test('with the keyboard alone: log in, walk the controls, move in the grid, op
 
   await page.keyboard.press('Enter')
   const heading = page.getByRole('heading', { name: /^Event \d+$/ })
-  await heading.waitFor()
+  // Read in the first frame the panel is there: a key pressed then goes to the panel, not the cell.
+  const opened = await page.waitForFunction(`(() => {
+    const title = document.getElementById('panel-title')
+    return title === null ? null : { focused: document.activeElement === title }
+  })()`)
+  t.strictSame(await opened.jsonValue(), { focused: true }, 'the panel has the focus from the frame it shows in')
   t.equal((await focused(page)).what.startsWith('h2 Event'), true, 'Enter opens the event with the focus on its panel')
   await page.keyboard.press('Tab')
   t.match((await focused(page)).what, /^button Close the event panel/)
