@@ -1,15 +1,13 @@
 import { Command } from 'commander'
-import { existsSync, type Stats } from 'node:fs'
-import { open, rename, rm, stat } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { open, rename } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { CliError } from '../cli-error.js'
 import { loadConfig } from '../config.js'
 import { reasonOf } from '../start/start-failures.js'
+import { checkDestination, createPartial, removeWithSidecars } from './backup-destination.js'
 import type { CliIo } from './io.js'
 import { mebibytes, progressBar } from './progress.js'
-
-/** The files SQLite keeps beside a database: a journal or a WAL there holds pages that belong to it. */
-const SIDECARS = ['-journal', '-wal', '-shm']
 
 export function backupCommand(io: CliIo): Command {
   return new Command('backup')
@@ -22,13 +20,13 @@ export function backupCommand(io: CliIo): Command {
       const store = config.TRACER_DB
       if (store === ':memory:') throw new CliError('TRACER_DB is :memory:, a store that lives and dies with its process: there is no file to back up')
       if (!existsSync(store)) throw new CliError(`There is no SQLite store at ${store}: check TRACER_DB; nothing was written.`)
-      const target = resolve(file)
-      const partial = `${target}.partial`
-      await checkDestination(store, file, options.force === true)
+      const force = options.force === true
+      const destination = checkDestination(store, file, force)
+      const { target, partial } = destination
 
       const started = performance.now()
       // Loaded when backing up: every other command, `serve` included, parses its arguments with this module.
-      const { BackupCheckError, StoreSnapshot, checkCopy } = await import('../store/sqlite/backup.js')
+      const { BackupCheckError, StoreSnapshot, checkCopy, isBeingWritten } = await import('../store/sqlite/backup.js')
       const oneLine = (what: string, error: unknown) => {
         if (error instanceof BackupCheckError) return new CliError(`${what}: ${error.message}`)
         if (typeof (error as { code?: unknown } | null)?.code === 'string') return new CliError(`${what}: ${reasonOf(error)}`)
@@ -41,6 +39,12 @@ export function backupCommand(io: CliIo): Command {
         throw oneLine(`cannot read the sqlite store at ${store}; nothing was written`, error)
       }
       let counts
+      try {
+        await createPartial(destination, file, force, isBeingWritten)
+      } catch (error) {
+        snapshot.close()
+        throw oneLine(`cannot back up ${store} to ${file}; nothing was written`, error)
+      }
       try {
         const { pageSize } = snapshot
         const progress = await progressBar(io.stderr, snapshot.pages * pageSize, { label: 'Backing up', format: mebibytes })
@@ -65,44 +69,6 @@ export function backupCommand(io: CliIo): Command {
           `${counts.traces} traces, ${counts.datatrail} datatrail members and ${counts.heartbeats} heartbeats; integrity check ok.\n`
       )
     })
-}
-
-/**
- * Refuses to write where data would be lost: the store itself, an existing file without --force,
- * a database with a -wal or journal beside it (its pages would be applied to the copy), or a
- * FILE.partial another backup may be writing now.
- */
-async function checkDestination(store: string, file: string, force: boolean): Promise<void> {
-  const target = resolve(file)
-  const folder = await statOf(dirname(target))
-  if (folder === undefined || !folder.isDirectory()) throw new CliError(`cannot write ${file}: there is no folder ${dirname(target)}`)
-  const existing = await statOf(target)
-  if (existing !== undefined) {
-    const source = await stat(store)
-    if (existing.dev === source.dev && existing.ino === source.ino) throw new CliError(`${file} is the store itself (TRACER_DB): write the copy elsewhere`)
-    if (!existing.isFile()) throw new CliError(`${file} exists and is not a file; nothing was written`)
-    if (!force) throw new CliError(`${file} exists; nothing was written: pass --force to replace it`)
-    const sidecar = SIDECARS.find((suffix) => existsSync(target + suffix))
-    if (sidecar !== undefined) throw new CliError(`${file}${sidecar} exists: ${file} may be a database in use; nothing was written`)
-  }
-  const partial = `${target}.partial`
-  if ([partial, ...SIDECARS.map((suffix) => partial + suffix)].some((path) => existsSync(path))) {
-    if (!force) throw new CliError(`${file}.partial exists: a backup to ${file} is running or was cut short; nothing was written: remove it, or pass --force`)
-    await removeWithSidecars(partial)
-  }
-}
-
-async function statOf(path: string): Promise<Stats | undefined> {
-  try {
-    return await stat(path)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
-  }
-}
-
-async function removeWithSidecars(path: string): Promise<void> {
-  await Promise.all([path, ...SIDECARS.map((suffix) => path + suffix)].map((file) => rm(file, { force: true })))
 }
 
 /** A rename is durable once the folder holding it is written to disk. */

@@ -77,6 +77,26 @@ export class StoreSnapshot {
 }
 
 /**
+ * Whether another connection holds a write lock on the SQLite file at `path`: a backup in progress
+ * keeps one on its destination from its first step to its last. A file that is no database, or is
+ * free, is not being written.
+ */
+export function isBeingWritten(path: string): boolean {
+  const db = openKeptDatabase(path, { fileMustExist: true })
+  try {
+    db.pragma('busy_timeout = 0')
+    db.exec('BEGIN IMMEDIATE')
+    db.exec('ROLLBACK')
+    return false
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED'
+  } finally {
+    db.close()
+  }
+}
+
+/**
  * Checks the copy at `path` against the snapshot it was made from, and leaves it one file: its
  * journal goes back to a rollback journal, so no -wal file beside it holds a part of its pages.
  * SQLite's integrity check reads every page; the records are counted as the snapshot counted them.
