@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
 import t from 'tap'
+import './docs/figures-in-comments.js'
 
 /*
  * The README and docs/ as a reader follows them: every relative link reaches a file, every anchor a

@@ -85,8 +85,8 @@ const UNREADABLE_REMEMBERED = 10_000
  * says when the last full pass ended, how many rows it checked, and how far the current one is.
  *
  * The verifier gives way to requests: while the event loop is busy, a page is put off, so that the
- * checking's cost lands in quieter moments rather than on the requests (a pass spaced over 45
- * minutes cost update-trace 4% of its CPU under load). The pass keeps its schedule within
+ * checking's cost lands in quieter moments rather than on the requests (what it cost them before
+ * is in docs/performance.md). The pass keeps its schedule within
  * VERIFY_YIELD_MS, catching up once the loop is free.
  *
  * Both wait while the kept audit is being made again. Each instance sharing a store runs both; a change found by two is recorded once (the store

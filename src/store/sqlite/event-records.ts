@@ -28,7 +28,7 @@ export function completionOf(key: string): string | null {
  * How many completions an event the scan of a batch may read; the events it could not read whole
  * are sought a key at a time instead. An event has a completion for each stage and site it
  * completed, and one more each time a stage completes again. One scan reads a batch's completions
- * where the seeks make 17 statements' worth an event (seeding 100,000 events spent 313 ms in them).
+ * where the seeks make 17 statements' worth an event (what they cost seeding: docs/performance.md).
  */
 const FIRST_COMPLETIONS_SCANNED = 40
 

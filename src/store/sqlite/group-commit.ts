@@ -23,8 +23,7 @@ type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown }
  * touched, and the lock is taken and given back), so under concurrent writes most of it is shared:
  * about half of what each update-trace cost SQLite. Usually every write succeeds, and the batch
  * runs as one transaction with no savepoint at all: a savepoint keeps a copy of every page it
- * changes until it ends, and one for each write cost each update-trace about 1.3 µs of its 19.6
- * (on the store alone). When a write fails the batch is undone and run again with a savepoint for each
+ * changes until it ends, a cost every update-trace would pay (docs/performance.md). When a write fails the batch is undone and run again with a savepoint for each
  * write, so that one that fails is undone alone and its caller alone rejects; a commit that fails,
  * or an error that undoes the whole transaction, rejects them all, as their own commits would have
  * failed. Each caller's promise settles only once its write is committed, and writes apply in the

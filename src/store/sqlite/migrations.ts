@@ -247,7 +247,7 @@ export const migrations: readonly string[] = [
   // digit and then the site (`2kko` for stages/baseband_conversion/sites/kko), where
   // transitions_completions held the whole key, some 40 bytes. Nearly every update-trace adds an
   // entry, and the wide entries filled about twice the pages, each one written to the write-ahead
-  // log at every commit: 0.48 log pages a request, the index alone 10% of update-trace's CPU. A
+  // log at every commit (docs/performance.md, "Beside 53fdc3f"). A
   // generated column, so every writer's rows are indexed alike; a key of no stage has none. The
   // digits are the stages' order here, fixed: completionOf (event-records.ts) writes them alike.
   `ALTER TABLE transitions ADD COLUMN completion TEXT GENERATED ALWAYS AS (

@@ -71,8 +71,8 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       // status as read (`shown`: a stored `not_required` reads `complete`), the document as written.
       // A trace is made with its first status, or has it set: two statements, not an upsert, since
       // an upsert makes the new row's documents from the templates before it finds the trace there,
-      // four JSON edits of a kilobyte thrown away by nearly every write (the statement alone: 9.3 µs
-      // against 5.1; update-trace on the store: 19.4 µs against 14.2).
+      // four JSON edits of a kilobyte thrown away by nearly every write (docs/performance.md,
+      // "Beside 53fdc3f").
       createWithStatus: records.statement<
         { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
