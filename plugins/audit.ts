@@ -6,7 +6,7 @@ import { auditFacts } from '../src/domain/audit/audit-event.js'
 import { auditedEventRecord } from '../src/domain/audit/audited-event.js'
 import { WindowAudit } from '../src/domain/audit/window-audit.js'
 import { requiredWindow } from '../src/domain/time-window.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
+import { fromRequest } from '../src/infrastructure/http/request-input.js'
 import { auditReportJson } from '../src/reports/audit-report.js'
 import { keptWindow } from '../src/reports/kept-window.js'
 

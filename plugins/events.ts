@@ -17,8 +17,8 @@ import { parseStrictJson, utf8Text } from '../src/domain/strict-json.js'
 import type { EventPageQuery } from '../src/domain/records.js'
 import { DAY_MS, optionalWindow } from '../src/domain/time-window.js'
 import { badRequest, notFound } from '../src/app-error.js'
-import { sendJsonText } from '../src/infrastructure/json-text.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
+import { sendJsonText } from '../src/infrastructure/streamed-responses/json-text.js'
+import { fromRequest } from '../src/infrastructure/http/request-input.js'
 
 /** The event list: keyset pages, one event, several by number, and batch upserts (JSON array or NDJSON). */
 const events: FastifyPluginAsyncTypebox = async (fastify) => {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { errorResponses, EventNoParamsSchema, PART_LIMIT, partHeaders, ref, tokenRoute } from '../schemas/common.js'
 import { HeartbeatPartQuerySchema, heartbeatSchema } from '../schemas/heartbeats.js'
 import { heartbeatOutput } from '../src/domain/event-status.js'
-import { describePart } from '../src/infrastructure/list-parts.js'
+import { describePart } from '../src/infrastructure/streamed-responses/list-parts.js'
 
 /**
  * The read that gives an event's heartbeats after `afterId`: the `Link` of event-status and of each

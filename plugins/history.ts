@@ -4,8 +4,8 @@ import { HistoryQuerySchema, TraceHistorySchema } from '../schemas/history.js'
 import { notFound } from '../src/app-error.js'
 import { decodeHistoryAfter, encodeHistoryAfter } from '../src/domain/history-cursor.js'
 import { InputError } from '../src/domain/input-error.js'
-import { describePart } from '../src/infrastructure/list-parts.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
+import { describePart } from '../src/infrastructure/streamed-responses/list-parts.js'
+import { fromRequest } from '../src/infrastructure/http/request-input.js'
 
 /** The read that gives event `eventNo`'s history after `after` (an encoded position), `limit` at a time: the `Link` of each part. */
 const nextHistoryPath = (prefix: string, eventNo: number, after: string, limit: number) => `${prefix}/history/${eventNo}?after=${after}&limit=${limit}`

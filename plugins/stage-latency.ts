@@ -3,7 +3,7 @@ import { errorResponses, windowReportRefusals, ref, tokenRoute } from '../schema
 import { stageLatencyReportSchema } from '../schemas/stage-latency.js'
 import { CallbackQuerySchema } from '../schemas/trace.js'
 import { requiredWindow } from '../src/domain/time-window.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
+import { fromRequest } from '../src/infrastructure/http/request-input.js'
 import { stageLatencyReport } from '../src/reports/stage-latency.js'
 
 /** How long each stage takes, from the recorded transitions of a window's events. */

@@ -5,9 +5,9 @@ import { streamQuerySchema, TransitionMessageSchema, verdictMessageSchema, verdi
 import { verdictChangeSchema, type VerdictChange } from '../schemas/audit.js'
 import { Type } from '@sinclair/typebox'
 import type { FeedTransition } from '../src/domain/records.js'
-import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '../src/infrastructure/event-stream.js'
-import { ResponseSlots } from '../src/infrastructure/response-slots.js'
-import { VerdictBacklog } from '../src/infrastructure/verdict-backlog.js'
+import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '../src/infrastructure/live-stream/event-stream.js'
+import { ResponseSlots } from '../src/infrastructure/streamed-responses/response-slots.js'
+import { VerdictBacklog } from '../src/infrastructure/live-stream/verdict-backlog.js'
 
 export interface TraceStreamOptions {
   /** Time between keep-alive comments: 15 s, shorter in tests. */

@@ -4,7 +4,7 @@ import { DatatrailMemberSchema, datatrailParamsSchema } from '../schemas/datatra
 import { heartbeatBatchSchema } from '../schemas/heartbeats.js'
 import { createTraceRequestSchema, updateTraceRequestSchema } from '../schemas/trace.js'
 import { updatedKey } from '../src/domain/trace.js'
-import { fromRequest } from '../src/infrastructure/request-input.js'
+import { fromRequest } from '../src/infrastructure/http/request-input.js'
 import { CLASSIFICATION_STAGE } from '../src/vocabulary.js'
 
 /** What the Python trace updater expects of every write. */

@@ -7,7 +7,7 @@ import { heartbeatInputSchema, type HeartbeatInput } from '../../schemas/heartbe
 import { toEventRecord } from '../domain/events.js'
 import { fieldText, InputError } from '../domain/input-error.js'
 import type { DatatrailRecord, EventRecord, TraceRecord } from '../domain/records.js'
-import { bodyChecks } from '../infrastructure/body-validators.js'
+import { bodyChecks } from '../infrastructure/http/body-validators.js'
 import type { Sites } from '../vocabulary.js'
 
 /** One line of an import file, checked and ready for the store's bulk methods. */

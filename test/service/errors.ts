@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import { PassThrough } from 'node:stream'
 import t from 'tap'
-import { clientErrorHandler } from '../../src/infrastructure/client-errors.js'
+import { clientErrorHandler } from '../../src/infrastructure/http/client-errors.js'
 import { build, buildWithProbes } from '../helper.js'
 
 const isEnvelope = (body: unknown) =>

@@ -98,3 +98,40 @@ t.test('every better-sqlite3 connection is opened kept alive: none is constructe
   const opening = files.filter((file) => file !== join('src', 'store', 'sqlite', 'native-lifetimes.ts') && /\bnew\s+Database\s*\(/.test(readFileSync(join(ROOT, file), 'utf8')))
   t.strictSame(opening, [], 'open connections with openKeptDatabase')
 })
+
+/**
+ * The rooms of src/infrastructure/ (src/infrastructure/README.md): the HTTP layer imports no other
+ * room, streamed responses build on the HTTP layer, the live stream stands alone, and no room
+ * imports the plugins left at the folder's top, which may use any room.
+ */
+const INFRASTRUCTURE_ROOMS: Record<string, string[]> = {
+  http: [],
+  'live-stream': [],
+  'streamed-responses': ['http'],
+  '(top)': ['http', 'live-stream', 'streamed-responses']
+}
+
+t.test('the rooms of src/infrastructure/ import each other only in the documented direction', async (t) => {
+  const files = SOURCE_FOLDERS.flatMap(sourceFiles).map((file) => relative(ROOT, join(ROOT, file)))
+  const known = new Set(files)
+  const roomOf = (file: string) => {
+    const parts = file.split('/')
+    if (parts[0] !== 'src' || parts[1] !== 'infrastructure') return undefined
+    return parts.length > 3 ? parts[2]! : '(top)'
+  }
+  const crossings = new Set<string>()
+  const against: string[] = []
+  for (const file of files) {
+    const from = roomOf(file)
+    if (from === undefined) continue
+    t.ok(from in INFRASTRUCTURE_ROOMS, `${file} is in a documented room`)
+    for (const target of importsOf(file, known)) {
+      const to = roomOf(target)
+      if (to === undefined || to === from) continue
+      crossings.add(`${from} -> ${to}`)
+      if (!INFRASTRUCTURE_ROOMS[from]?.includes(to)) against.push(`${file} imports ${target}`)
+    }
+  }
+  t.ok(crossings.has('streamed-responses -> http'), `the rooms' imports were read: ${[...crossings].join(', ')}`)
+  t.strictSame(against, [], 'each import follows the direction src/infrastructure/README.md documents')
+})

@@ -2,8 +2,8 @@ import fc from 'fast-check'
 import t from 'tap'
 import type { FeedTransition } from '../../src/domain/records.js'
 import { transitionFilter, type TransitionFilter } from '../../src/domain/transition-filter.js'
-import { StreamFanOut } from '../../src/infrastructure/stream-fan-out.js'
-import type { TransitionHub, TransitionListener } from '../../src/infrastructure/transition-hub.js'
+import { StreamFanOut } from '../../src/infrastructure/live-stream/stream-fan-out.js'
+import type { TransitionHub, TransitionListener } from '../../src/infrastructure/live-stream/transition-hub.js'
 
 /** A hub that hands over the pages a test gives it. */
 function fakeHub() {

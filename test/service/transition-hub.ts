@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import t, { type Test } from 'tap'
 import type { FeedTransition } from '../../src/domain/records.js'
-import { TransitionHub, type TransitionHubOptions } from '../../src/infrastructure/transition-hub.js'
+import { TransitionHub, type TransitionHubOptions } from '../../src/infrastructure/live-stream/transition-hub.js'
 import { StoreUnavailableError, type Store, type TransitionFeed } from '../../src/store/port.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { siteModel } from '../../src/vocabulary.js'

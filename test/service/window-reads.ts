@@ -1,5 +1,5 @@
 import t from 'tap'
-import { BUDGET_PERIOD_MS, FairTurns } from '../../src/infrastructure/window-reads.js'
+import { BUDGET_PERIOD_MS, FairTurns } from '../../src/infrastructure/streamed-responses/window-reads.js'
 
 /** Takes `pages` turns for `owner` one after the other, as a report reads its pages, noting each. */
 async function report(turns: FairTurns, owner: string, pages: number, log: string[], running: number[]) {

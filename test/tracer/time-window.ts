@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
 import { optionalWindow, parseUtcTime, readUtcTime, requiredWindow, toIsoUtc } from '../../src/domain/time-window.js'
 import { AppError } from '../../src/app-error.js'
-import { toAppError } from '../../src/infrastructure/error-mapping.js'
-import { fromRequest } from '../../src/infrastructure/request-input.js'
+import { toAppError } from '../../src/infrastructure/http/error-mapping.js'
+import { fromRequest } from '../../src/infrastructure/http/request-input.js'
 
 const utc = (text: string) => Date.parse(text)
 

@@ -1,10 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { FeedTransition } from '../domain/records.js'
-import type { TransitionFeed } from '../store/port.js'
+import type { FeedTransition } from '../../domain/records.js'
+import type { TransitionFeed } from '../../store/port.js'
 import { FeedHub, type FeedHubOptions, type FeedListener, type ItemFeed } from './feed-hub.js'
 import { StreamFanOut, type ItemPlace } from './stream-fan-out.js'
-import type { VerdictChange } from '../../schemas/audit.js'
+import type { VerdictChange } from '../../../schemas/audit.js'
 
 export { POLL_INTERVAL_MS } from './feed-hub.js'
 

@@ -1,4 +1,4 @@
-import type { BecameStuck, VerdictChange } from '../../schemas/audit.js'
+import type { BecameStuck, VerdictChange } from '../../../schemas/audit.js'
 import { sseMessage, type StreamBacklog } from './event-stream.js'
 
 /** Events named by one `event: verdicts` message: a few hundred KiB, a message a client parses at once. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import FindMyWay, { type HTTPMethod } from 'find-my-way'
-import { AppError, notFound } from '../app-error.js'
+import { AppError, notFound } from '../../app-error.js'
 import { toAppError } from './error-mapping.js'
 
 // OPTIONS is left out: CORS answers preflights on every path, which says nothing of the resource.

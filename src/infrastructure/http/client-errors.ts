@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import { toAppError } from './error-mapping.js'
 import { send } from './error-handler.js'
-import { AppError } from '../app-error.js'
+import { AppError } from '../../app-error.js'
 
 /**
  * Errors Node's HTTP parser raises before Fastify sees a request (headers too large, a request that

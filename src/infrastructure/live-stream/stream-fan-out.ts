@@ -1,5 +1,5 @@
-import type { FeedTransition } from '../domain/records.js'
-import { siteOfKey, type TransitionFilter } from '../domain/transition-filter.js'
+import type { FeedTransition } from '../../domain/records.js'
+import { siteOfKey, type TransitionFilter } from '../../domain/transition-filter.js'
 import type { FeedHub } from './feed-hub.js'
 
 /** Where an item belongs, as the filters see it: its event, and the sites it is at (none: only unfiltered streams by site take it). */

@@ -1,4 +1,4 @@
-import { fieldText } from '../domain/input-error.js'
+import { fieldText } from '../../domain/input-error.js'
 
 /** What Ajv reports of one way a value breaks its schema. */
 export interface ValidationIssue {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { AppError, badRequest } from '../app-error.js'
+import { AppError, badRequest } from '../../app-error.js'
 
 /**
  * What Node's HTTP server would answer by itself with an empty body reaches us instead, so it

@@ -1,7 +1,7 @@
 import type { RouteDefinition } from '@fastify/ajv-compiler'
 import type { TSchema } from '@sinclair/typebox'
-import { sharedSchemas } from '../../schemas/index.js'
-import type { Sites } from '../vocabulary.js'
+import { sharedSchemas } from '../../../schemas/index.js'
+import type { Sites } from '../../vocabulary.js'
 import { buildValidator } from './schema-compilers.js'
 import { describeValidationIssue, type ValidationIssue } from './validation-issues.js'
 

@@ -1,4 +1,4 @@
-import { InputError } from '../domain/input-error.js'
+import { InputError } from '../../domain/input-error.js'
 
 /** Where in a request a value came from, as reasons name it: `query`, `path`, `body`, `body[3]`. */
 export type InputLocation = readonly [part: 'query' | 'path' | 'body', ...index: number[]]

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { AppError } from '../app-error.js'
-import { parseStrictJson, utf8Text } from '../domain/strict-json.js'
+import { AppError } from '../../app-error.js'
+import { parseStrictJson, utf8Text } from '../../domain/strict-json.js'
 import { fromRequest } from './request-input.js'
 
 /**
