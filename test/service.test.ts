@@ -1,5 +1,6 @@
 // One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
 import './service/config.js'
+import './service/native-module.js'
 import './service/secret-race.js'
 import './service/service.js'
 import './service/errors.js'

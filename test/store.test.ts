@@ -1,6 +1,7 @@
 // One tap process per group of suites: a process costs about a second to start, a suite milliseconds.
 import './store/sqlite.js'
 import './store/sqlite-faults.js'
+import './store/private-files.js'
 import './store/lock-waits.js'
 import './store/outage-log.js'
 import './store/sqlite-group-commit.js'

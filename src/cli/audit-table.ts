@@ -1,6 +1,7 @@
 import type { AuditedEvent, AuditSummary, ReportWindow } from '../../schemas/audit.js'
 import { elapsed } from '../domain/audit/details.js'
 import { STAGES } from '../vocabulary.js'
+import { aligned } from './text-table.js'
 
 const SUMMARY_COLUMNS = ['events', 'complete', 'in_progress', 'stuck', 'contradiction'] as const
 const EVENT_COLUMNS = ['event_no', 'timestamp_utc', 'age', 'verdict', 'sites', 'findings']
@@ -45,17 +46,4 @@ export function auditTable(window: ReportWindow, generatedAt: string, summary: A
   else if (flagged.length === 0) lines.push('No event is stuck or contradictory.')
   else lines.push(...aligned([EVENT_COLUMNS, ...flagged], (column) => column === 0 || column === 2))
   return lines.join('\n') + '\n'
-}
-
-/** Rows as columns padded to their widest cell; the last column is left to run on. */
-function aligned(rows: readonly (readonly string[])[], rightAligned: (column: number) => boolean): string[] {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) =>
-    row
-      .map((cell, column) => {
-        if (rightAligned(column)) return cell.padStart(widths[column]!)
-        return column === row.length - 1 ? cell : cell.padEnd(widths[column]!)
-      })
-      .join('  ')
-  )
 }

@@ -4,6 +4,7 @@ import { openStore } from '../store/open.js'
 import { StoreMissingError, type Store } from '../store/port.js'
 import type { WhenMissing } from '../store/when-missing.js'
 import { CliError } from '../cli-error.js'
+import { nativeModuleMismatch } from '../start/native-module.js'
 import type { CliIo } from './io.js'
 
 /**
@@ -27,7 +28,7 @@ export async function withStore<T>(
     store = await openStore(config, { whenMissing, configuration })
   } catch (error) {
     if (error instanceof StoreMissingError) throw new CliError(`${error.message}; nothing was read or written.`)
-    throw error
+    throw nativeModuleMismatch(error) ?? error
   }
   try {
     return await work(store, config)

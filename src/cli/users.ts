@@ -7,6 +7,8 @@ import { consoleOf, type CliIo } from './io.js'
 import { readLineFromStdin } from './stdin.js'
 import type { Store } from '../store/port.js'
 import { withStore } from './store.js'
+import { aligned } from './text-table.js'
+import { printable } from './printable.js'
 
 function checkName(name: string): string {
   if (!Value.Check(UsernameSchema, name)) throw new CliError('a user name has 1 to 256 characters')
@@ -58,7 +60,8 @@ export function usersCommand(io: CliIo): Command {
         created: new Date(user.created_at).toISOString()
       }))
       if (options.json === true) console.log(JSON.stringify(rows, null, 2))
-      else console.table(rows)
+      else if (rows.length === 0) console.log('No users: add one with `tracer users add <name> --password-stdin`.')
+      else console.log(aligned([['name', 'role', 'created'], ...rows.map(({ name, role, created }) => [printable(name), role, created])]).join('\n'))
     })
 
   users

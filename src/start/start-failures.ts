@@ -1,6 +1,7 @@
 import { dirname } from 'node:path'
 import { ConfigError, type Config } from '../config.js'
 import { CliError } from '../cli-error.js'
+import { nativeModuleMismatch } from './native-module.js'
 
 /* A start that cannot use its files says so in one line, as a bad configuration value does. */
 
@@ -14,6 +15,9 @@ const BUGS = [TypeError, RangeError, ReferenceError, SyntaxError]
  */
 export function storeFailure(config: Config, error: unknown, exitStatus = 1): unknown {
   if (error instanceof ConfigError || error instanceof CliError || BUGS.some((bug) => error instanceof bug)) return error
+  // Not the store's fault: the SQLite module was built for another Node.
+  const mismatch = nativeModuleMismatch(error)
+  if (mismatch !== undefined) return new CliError(mismatch.message, exitStatus)
   const where = config.TRACER_STORE === 'sqlite' ? ` at ${config.TRACER_DB}` : ''
   return new CliError(`cannot use the ${config.TRACER_STORE} store${where}: ${reasonOf(error)}`, exitStatus)
 }

@@ -1,6 +1,8 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { run } from './run.js'
+import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { defaultSites } from '../sites.js'
 
 t.test('users add, list, set-role, passwd and remove', async (t) => {
   const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
@@ -15,12 +17,23 @@ t.test('users add, list, set-role, passwd and remove', async (t) => {
     { name: 'ana', role: 'writer', created: /^\d{4}-\d\d-\d\dT/ },
     { name: 'bob', role: 'reader' }
   ])
-  t.match((await run(['users', 'list'], env)).stdout, /ana.*writer/)
+  const created = (JSON.parse(list.stdout) as { created: string }[]).map((user) => user.created)
+  t.equal(
+    (await run(['users', 'list'], env)).stdout,
+    ['name  role    created', `ana   writer  ${created[0]}`, `bob   reader  ${created[1]}`, ''].join('\n'),
+    'aligned plain text: no index column, no quotes'
+  )
 
   t.equal((await run(['users', 'set-role', 'bob', 'admin'], env)).status, 0)
   t.equal((await run(['users', 'passwd', 'bob', '--password-stdin'], env, 'new\n')).status, 0)
   t.equal((await run(['users', 'remove', 'ana'], env)).status, 0)
   t.match(JSON.parse((await run(['users', 'list', '--json'], env)).stdout), [{ name: 'bob', role: 'admin' }])
+})
+
+t.test('users list on a store without users says so', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  await openSqliteStore(env.TRACER_DB, defaultSites).close()
+  t.equal((await run(['users', 'list'], env)).stdout, 'No users: add one with `tracer users add <name> --password-stdin`.\n')
 })
 
 t.test('mistakes end with exit status 1 and one line on stderr', async (t) => {

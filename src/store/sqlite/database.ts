@@ -3,6 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { StoreMissingError, StoreUnavailableError } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
+import { createPrivateFile } from '../../private-file.js'
 import { markDemoAwaited } from './first-start.js'
 import { keptAlive, openKeptDatabase } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
@@ -23,7 +24,12 @@ export function openDatabase(
   if (!inMemory && whenMissing === 'refuse' && !existsSync(path)) {
     throw new StoreMissingError(`There is no SQLite store at ${path}: check TRACER_DB`)
   }
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true })
+  if (!inMemory) {
+    mkdirSync(dirname(path), { recursive: true })
+    // The store holds password hashes. SQLite would create it with the umask's mode, and gives its
+    // -wal and -shm files the mode of the file they belong to: made 0600 first, all three are private.
+    if (whenMissing !== 'refuse') createPrivateFile(path)
+  }
   // Whatever made it, the connection and its statements are never collected (see native-lifetimes.ts).
   const db = keptAlive(createDatabase(path))
   try {
