@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
+import { errorResponse, errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { HealthSchema, VersionSchema } from '../schemas/service.js'
 import { packageVersion } from '../src/package-info.js'
 import { KeptAuditRebuildingError } from '../src/store/port.js'
@@ -71,20 +71,22 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         tags: ['service'],
         operationId: 'getMetrics',
         summary: 'Prometheus metrics: requests and latency by route and status, store latency, process',
-        description: 'Prometheus text exposition format, for a scraper: request counts and latency by route and status, the latency of store calls, and the process’s own metrics.',
+        description: 'Prometheus text exposition format, for a scraper: request counts and latency by route and status, the latency of store calls, and the process’s own metrics. With WORKERS above 1, every worker’s metrics merged (counters summed); 503 when a worker does not answer.',
         security: metricsNeedToken ? tokenSecurity() : noSecurity(),
         response: {
           200: {
             description: 'Prometheus text exposition format.',
             content: { 'text/plain': { schema: Type.String() } }
           },
-          ...(metricsNeedToken ? errorResponses(401) : {})
+          ...(metricsNeedToken ? errorResponses(401) : {}),
+          503: errorResponse(503, 'ServiceUnavailable: with WORKERS above 1, a worker did not hand its metrics over in time; wait `Retry-After` seconds.')
         }
       }
     },
     async (_request, reply) => {
+      const text = await fastify.scrapeMetrics()
       reply.type(fastify.metrics.contentType)
-      return fastify.metrics.metrics()
+      return text
     }
   )
 

@@ -5,6 +5,7 @@ import { storeFailure } from '../start/start-failures.js'
 import type { Config } from '../config.js'
 import type { ResolvedSecret } from '../secret.js'
 import { openStore } from '../store/open.js'
+import { serveClusterMetrics } from './metrics.js'
 import { WorkerPool } from './pool.js'
 
 /**
@@ -39,6 +40,7 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
   // could take the port: the workers then fail to listen and the service stops, as it did before
   // this check. Holding the socket on would make the workers' own bind fail.
   await address.release()
+  serveClusterMetrics()
   pool.start()
   void pool.finished.then((status) => process.exit(status))
 }

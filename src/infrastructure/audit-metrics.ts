@@ -47,6 +47,7 @@ async function auditMetrics(fastify: FastifyInstance) {
     help: 'Baseband events of the last 7 days by audit verdict (computed at most once a minute, when scraped).',
     labelNames: ['verdict'] as const,
     registers: [registry],
+    aggregator: 'max',
     collect: refresh
   })
   const stuckStages = new Gauge({
@@ -54,12 +55,15 @@ async function auditMetrics(fastify: FastifyInstance) {
     help: 'Stuck stages of the last 7 days’ baseband events, by site (empty for tsar_classification) and stage.',
     labelNames: ['site', 'stage'] as const,
     registers: [registry],
+    aggregator: 'max',
     collect: refresh
   })
   const computedAt = new Gauge({
     name: 'tracer_audit_computed_timestamp_seconds',
     help: 'When the audit gauges were last computed, seconds since the epoch; it lags when the audit fails.',
     registers: [registry],
+    // The oldest: a worker whose audit fails keeps its last counts in the maxima above.
+    aggregator: 'min',
     collect: refresh
   })
 }

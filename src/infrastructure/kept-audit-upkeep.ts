@@ -271,17 +271,21 @@ function upkeepMetrics(registers: FastifyInstance['metrics']) {
     lastPassEnded: new Gauge({
       name: 'tracer_audit_verify_last_pass_end_timestamp_seconds',
       help: 'When this instance last finished checking every kept audit against its records, seconds since the epoch; 0 until its first pass ends.',
-      registers: [registers]
+      registers: [registers],
+      // Each worker runs its own verifier: the one furthest behind is the one that may have stalled.
+      aggregator: 'min'
     }),
     lastPassRows: new Gauge({
       name: 'tracer_audit_verify_last_pass_rows',
       help: 'Kept audits (and events in the audit) checked by the last full pass of this instance.',
-      registers: [registers]
+      registers: [registers],
+      aggregator: 'max'
     }),
     passRows: new Gauge({
       name: 'tracer_audit_verify_pass_rows',
       help: 'Kept audits checked so far by the pass under way.',
-      registers: [registers]
+      registers: [registers],
+      aggregator: 'min'
     })
   }
 }

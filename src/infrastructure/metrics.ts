@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { clusterScrape } from '../cluster/metrics.js'
+import { isWorker } from '../cluster/roles.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Prometheus registry of this app: request and store metrics, and the process's own. */
     metrics: Registry
+    /** The exposition GET /metrics answers: this registry's, or with WORKERS > 1 every worker's merged (cluster/metrics.ts). */
+    scrapeMetrics: () => Promise<string>
   }
 }
 
@@ -19,6 +23,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 async function metrics(fastify: FastifyInstance) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  startTimeOfYoungest(registry)
   const labelNames = ['method', 'route', 'status_code'] as const
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
@@ -28,6 +33,7 @@ async function metrics(fastify: FastifyInstance) {
     registers: [registry]
   })
   fastify.decorate('metrics', registry)
+  fastify.decorate('scrapeMetrics', isWorker ? clusterScrape(registry) : () => registry.metrics())
 
   /**
    * Records under one route label; the series of each method and status is looked up once, by
@@ -76,6 +82,18 @@ async function metrics(fastify: FastifyInstance) {
     }
     series.observe(seconds)
   })
+}
+
+/**
+ * prom-client leaves process_start_time_seconds out when it merges workers' metrics, and
+ * TracerVerifierStalled reads it: here the merge keeps the latest start, so that rule waits until
+ * every worker has been up long enough to have ended a pass.
+ */
+function startTimeOfYoungest(registry: Registry): void {
+  const name = 'process_start_time_seconds'
+  registry.removeSingleMetric(name)
+  const gauge = new Gauge({ name, help: 'Start time of the process since unix epoch in seconds.', aggregator: 'max', registers: [registry] })
+  gauge.set(Math.round(Date.now() / 1000 - process.uptime()))
 }
 
 export default fp(metrics, { name: 'metrics', fastify: '5.x', decorators: { fastify: ['store'] } })
