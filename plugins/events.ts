@@ -7,7 +7,7 @@ import {
   eventPageSchema,
   EventQuerySchema,
   eventSchema,
-  eventBatchSchema,
+  eventsByNumberSchema,
   UpsertResultSchema
 } from '../schemas/events.js'
 import { decodeCursor, encodeCursor } from '../src/domain/cursor.js'
@@ -110,19 +110,21 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
         summary: 'Several events by number, in the order asked',
         description:
           'The batch read of the CHIME/FRB Python client, `Events.get_event([n, ...])`: a read, sent as POST for its body, ' +
-          'so any authenticated user may make it. The answer is a JSON array of the events found, in the order asked, ' +
-          'each once; an unknown number is left out (`[]` when none is known).',
+          'so any authenticated user may make it. The answer is an object keyed by event number (in decimal), holding the events ' +
+          'found in the order asked, each once; an unknown number is left out (`{}` when none is known). The client asks in chunks ' +
+          'of 300 and merges the answers into one `dict`.',
         body: ref(EventBatchRequestSchema),
-        response: { 200: ref(eventBatchSchema(sites), { description: 'The events found.' }), ...errorResponses(400, 401, 413, 415, 503) }
+        response: { 200: ref(eventsByNumberSchema(sites), { description: 'The events found.' }), ...errorResponses(400, 401, 413, 415, 503) }
       }
     },
     async ({ body: { event_ids } }, reply) => {
       const found = new Map((await store.events.findMany(event_ids)).map((event) => [event.event_no, event]))
-      const texts = [...new Set(event_ids)].flatMap((eventNo) => {
+      // Made as text: an object puts integer-like keys in ascending order, not in the order asked.
+      const members = [...new Set(event_ids)].flatMap((eventNo) => {
         const event = found.get(eventNo)
-        return event === undefined ? [] : [eventJson(event, sites)]
+        return event === undefined ? [] : [`"${eventNo}":${eventJson(event, sites)}`]
       })
-      return sendJsonText(reply, `[${texts.join(',')}]`)
+      return sendJsonText(reply, `{${members.join(',')}}`)
     }
   )
 

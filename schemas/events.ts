@@ -88,12 +88,22 @@ export const EventBatchRequestSchema = Type.Object(
   { $id: 'EventBatchRequest', additionalProperties: false }
 )
 
-/** The answer of the batch read: each event found, in the order asked, each once; an unknown number is left out. */
-export const eventBatchSchema = (sites: Sites) =>
-  Type.Array(ref(eventSchema(sites)), {
-    $id: 'EventBatch',
-    description: 'The events found, in the order asked, each once; an unknown number is left out (`[]` when none is known).'
-  })
+/**
+ * The answer of the batch read: each event found, keyed by its number in decimal, in the order
+ * asked, each once; an unknown number is left out. An object, not an array: the client declares
+ * `Dict[str, dict]` and merges the answers of its chunks of 300 with `dict.update`.
+ */
+export const eventsByNumberSchema = (sites: Sites) =>
+  // propertyNames rather than a Record's patternProperties, which the OpenAPI generator turns into additionalProperties and so loses the pattern.
+  Type.Object(
+    {},
+    {
+      $id: 'EventsByNumber',
+      propertyNames: Type.String({ pattern: '^(0|[1-9][0-9]*)$', description: 'An event number, in decimal.' }),
+      additionalProperties: ref(eventSchema(sites)),
+      description: 'The events found, each under its event number, in the order asked, each once; an unknown number is left out (`{}` when none is known).'
+    }
+  )
 
 export const UpsertResultSchema = Type.Object(
   { upserted: Type.Integer({ minimum: 0 }) },

@@ -31,7 +31,7 @@ import {
   eventInputSchema,
   eventPageSchema,
   eventSchema,
-  eventBatchSchema,
+  eventsByNumberSchema,
   UpsertResultSchema
 } from './events.js'
 import { HeartbeatReceivedSchema, heartbeatInputSchema, heartbeatSchema, HeartbeatSentSchema } from './heartbeats.js'
@@ -68,7 +68,7 @@ export function sharedSchemas(sites: Sites): TSchema[] {
     eventInputSchema(sites),
     eventPageSchema(sites),
     EventBatchRequestSchema,
-    eventBatchSchema(sites),
+    eventsByNumberSchema(sites),
     UpsertResultSchema,
     LargerDatasetSchema,
     DatatrailMemberSchema,

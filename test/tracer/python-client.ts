@@ -2,6 +2,7 @@ import t from 'tap'
 import { addUser, build, expiredToken } from '../helper.js'
 import { SseClient } from '../sse.js'
 import { event, post } from './fixtures.js'
+import { loads, plain, PyDict, type PyValue } from './python-dict.js'
 import { allStagesAt, DAY, HOUR, iso, member, NOW, pipelineApp } from './pipeline.js'
 
 /**
@@ -134,38 +135,56 @@ t.test("the trace updater's Status.not_required: stored as sent, read as complet
   t.strictSame(refused.json(), { reasons: ['body.status must be one of complete, incomplete, not_required'], exception: 'BadRequest' })
 })
 
-t.test("Events.get_event([...]): the client's batch read, in one request and in its chunks of 300", async (t) => {
+t.test("Events.get_event([...]): the client's batch read, replayed as the client makes it, gives the Dict[str, dict] it declares", async (t) => {
   const pipeline = await pipelineApp(t)
   const { app } = pipeline
-  const numbers = Array.from({ length: 650 }, (_, i) => 1000 + i)
-  await pipeline.write('/v1/events', numbers.slice(0, 600).map((n) => event(n, iso(NOW - n * 1000))))
-  // The client sends the raw token and its list as given; any authenticated user may read.
-  const getEvents = (eventIds: number[]) =>
-    app.inject({
+  // Events 1000 to 1599 are known.
+  const known = Array.from({ length: 600 }, (_, i) => 1000 + i)
+  await pipeline.write('/v1/events', known.map((n) => event(n, iso(NOW - n * 1000))))
+  const records = new Map<number, unknown>()
+  for (const n of known) records.set(n, (await pipeline.read(`/v1/events/${n}`)).json())
+
+  // The client's post: its list as given, the raw token; API.post answers the decoded JSON.
+  const apiPost = async (eventIds: number[]) => {
+    const response = await app.inject({
       method: 'POST',
       url: '/v1/events/get_events',
       headers: { authorization: pipeline.reader, 'content-type': 'application/json' },
       payload: JSON.stringify({ event_ids: eventIds })
     })
-
-  // get_event([1934, 1999]) with fewer than 300 numbers: one request, its answer returned as it is.
-  const asked = [1599, 1000, 1700, 1234, 1000]
-  const response = await getEvents(asked)
-  t.equal(response.statusCode, 200, response.body)
-  t.match(response.headers['content-type'], /^application\/json/)
-  const answer = response.json<{ event_no: number }[]>()
-  t.strictSame(answer.map((found) => found.event_no), [1599, 1000, 1234], 'an array in the order asked, each once; 1700 is unknown and left out')
-  for (const found of answer) t.strictSame(found, (await pipeline.read(`/v1/events/${found.event_no}`)).json(), `${found.event_no} as GET /v1/events/${found.event_no} gives it`)
-  t.strictSame((await getEvents([1700, 9999])).json(), [], 'none known: an empty array')
-
-  // 300 numbers or more: chunks of 300, the answers put together.
-  const together: { event_no: number }[] = []
-  for (let start = 0; start < numbers.length; start += 300) {
-    const chunk = await getEvents(numbers.slice(start, start + 300))
-    t.equal(chunk.statusCode, 200)
-    together.push(...chunk.json<{ event_no: number }[]>())
+    t.equal(response.statusCode, 200, response.body.slice(0, 200))
+    t.match(response.headers['content-type'], /^application\/json/)
+    return loads(response.body)
   }
-  t.strictSame(together.map((found) => found.event_no), numbers.slice(0, 600), 'every known event once, in the order asked')
+  // Events.get_event(list): under 300 numbers one post, its answer returned as it is; from 300 on,
+  // chunks of 300 merged with response.update(resp).
+  const getEvent = async (eventNumbers: number[]): Promise<PyValue> => {
+    if (eventNumbers.length < 300) return apiPost(eventNumbers)
+    const response = new PyDict()
+    for (let start = 0; start < eventNumbers.length; start += 300) response.update(await apiPost(eventNumbers.slice(start, start + 300)))
+    return response
+  }
+
+  for (const count of [1, 299, 300, 601]) {
+    // Asked newest number first, from just past the known ones: JSON.parse would reorder them, Python does not.
+    const asked = Array.from({ length: count }, (_, i) => 1600 + (count === 1 ? -1 : 1) - i)
+    const expected = asked.filter((n) => records.has(n)).map(String)
+    const caller = await getEvent(asked)
+    t.ok(caller instanceof PyDict, `${count} numbers: the caller gets a dict`)
+    if (!(caller instanceof PyDict)) continue
+    t.strictSame(caller.keys(), expected, `${count} numbers: keyed by number in decimal, in the order asked; unknown numbers left out`)
+    const wrong = caller.keys().filter((key) => !(caller.entries.get(key) instanceof PyDict))
+    t.strictSame(wrong, [], `${count} numbers: every value is a dict`)
+    const differing = caller.keys().filter((key) => JSON.stringify(plain(caller.entries.get(key)!)) !== JSON.stringify(records.get(Number(key))))
+    t.strictSame(differing, [], `${count} numbers: each value is the record GET /v1/events/{n} gives`)
+  }
+
+  const once = await getEvent([1599, 1000, 1700, 1234, 1000, 1599])
+  t.strictSame(once instanceof PyDict ? once.keys() : once, ['1599', '1000', '1234'], 'each once, where first asked')
+  const none = await getEvent([1700, 9999])
+  t.ok(none instanceof PyDict && none.keys().length === 0, 'none known: an empty dict')
+  // What the array answer did to the client: dict.update of a list of records.
+  t.throws(() => new PyDict().update(loads('[{"event_no":1,"snr":1,"dm":null,"timestamp_utc":"","known_source_name":"","tsar_classification":"","actions":{}}]')), { name: 'ValueError', message: /2 is required/ }, 'the replayed update raises on an array, as the client did')
 
   for (const [body, reason] of [
     [{ event_ids: [] }, 'body.event_ids must NOT have fewer than 1 items'],
