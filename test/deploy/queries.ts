@@ -5,6 +5,7 @@ import { parse } from 'yaml'
 export const RULES_FILE = 'deploy/prometheus/frb-tracer.rules.yml'
 export const RULE_TESTS_FILE = 'deploy/prometheus/frb-tracer.rules.test.yml'
 export const DASHBOARD_FILE = 'deploy/grafana/frb-tracer.json'
+export const ALERTMANAGER_FILE = 'deploy/alertmanager/alertmanager.yml'
 
 export interface AlertRule {
   alert: string

@@ -1,21 +1,24 @@
-// The shipped rules, live: Debian's Prometheus scrapes `tracer serve`, evaluates
-// deploy/prometheus/frb-tracer.rules.yml and sends to Debian's Alertmanager, whose webhook
-// receiver is this test. An event is left to pass its deadline, and the stuck alert must arrive.
+// The shipped alerting, live: Debian's Prometheus scrapes `tracer serve`, evaluates
+// deploy/prometheus/frb-tracer.rules.yml and sends to Debian's Alertmanager, routed by
+// deploy/alertmanager/alertmanager.yml to its receivers, whose webhooks are this test. An event is
+// left to pass its deadline, and the stuck alert must arrive at the receiver of its severity.
 // Everything listens on 127.0.0.1 only, keeps its data in the test's folder, and is killed with
 // its process group however the test ends.
 import type { ChildProcess } from 'node:child_process'
-import { accessSync, constants, writeFileSync } from 'node:fs'
+import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { once } from 'node:events'
 import { delimiter, join } from 'node:path'
 import t, { type Test } from 'tap'
-import { stringify } from 'yaml'
+import { parse, stringify } from 'yaml'
 import { end, spawnOwned } from '../owned-processes.js'
-import { alertRules, readRules } from '../deploy/queries.js'
+import { ALERTMANAGER_FILE, alertRules, readRules } from '../deploy/queries.js'
 import { closedPort, request, runCli, startServer, waitFor } from './processes.js'
 
 /** The rules ship with for: of minutes; the live copy waits this long, so that the test takes seconds. */
 const LIVE_FOR = '3s'
+/** Alertmanager ships waiting seconds to minutes before it sends a group; the live copy waits this long. */
+const LIVE_WAIT = '1s'
 const DEADLINE_S = 2
 
 /** The first of `names` on PATH that can be run, or undefined. */
@@ -72,26 +75,62 @@ interface DeliveredAlert {
   labels: Record<string, string>
   annotations: Record<string, string>
 }
+/** One webhook call of Alertmanager: a group of alerts, sent to one receiver. */
+interface Notification {
+  receiver: string
+  groupLabels: Record<string, string>
+  alerts: DeliveredAlert[]
+}
 
-t.test('a stuck event reaches the webhook through Prometheus, the shipped rules and Alertmanager', { skip: missing && 'prometheus and prometheus-alertmanager (Debian packages) are not installed' }, async (t) => {
+/** A route of an Alertmanager configuration, and its child routes. */
+interface Route {
+  receiver?: string
+  group_wait?: string
+  group_interval?: string
+  routes?: Route[]
+}
+interface AlertmanagerConfig {
+  route: Route
+  receivers: { name: string; webhook_configs?: { url: string; send_resolved?: boolean }[] }[]
+}
+
+/**
+ * The shipped Alertmanager configuration, its routes and grouping as they are, but each receiver a
+ * webhook of this test at /receiver-name, and a group sent a second after its first alert.
+ */
+function liveAlertmanagerConfig(webhook: string): AlertmanagerConfig {
+  const config = parse(readFileSync(ALERTMANAGER_FILE, 'utf8')) as AlertmanagerConfig
+  const quicken = (route: Route) => {
+    if (route.group_wait !== undefined) route.group_wait = LIVE_WAIT
+    if (route.group_interval !== undefined) route.group_interval = LIVE_WAIT
+    for (const child of route.routes ?? []) quicken(child)
+  }
+  quicken(Object.assign(config.route, { group_wait: LIVE_WAIT, group_interval: LIVE_WAIT }))
+  for (const receiver of config.receivers) receiver.webhook_configs = [{ url: `${webhook}/${receiver.name}`, send_resolved: false }]
+  return config
+}
+
+t.test('a stuck event reaches the ticket receiver, grouped by site, through Prometheus, the shipped rules and the shipped Alertmanager routes', { skip: missing && 'prometheus and prometheus-alertmanager (Debian packages) are not installed' }, async (t) => {
   const dir = t.testdir()
 
-  // The receiver: every alert Alertmanager delivers, in order.
-  const delivered: DeliveredAlert[] = []
+  // The receivers: every notification Alertmanager sends, in order, with the path it was sent to.
+  const notifications: (Notification & { path: string })[] = []
   const receiver = createServer((incoming: IncomingMessage, reply) => {
     let body = ''
     incoming.on('data', (chunk) => (body += chunk))
     incoming.on('end', () => {
-      delivered.push(...(JSON.parse(body) as { alerts: DeliveredAlert[] }).alerts)
+      notifications.push({ ...(JSON.parse(body) as Notification), path: incoming.url ?? '' })
       reply.end()
     })
   }).listen(0, '127.0.0.1')
   t.teardown(() => receiver.close())
   await once(receiver, 'listening')
-  const webhook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/alerts`
+  const webhook = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`
+  const delivered = () => notifications.flatMap((notification) => notification.alerts)
 
-  // The service, whose callback requests are due 2 s after their event.
-  const env = { TRACER_DB: join(dir, 'tracer.sqlite'), STAGE_DEADLINES: `baseband_callback_request=${DEADLINE_S}s` }
+  // The service, whose callback requests are due 2 s after their event, with two workers: each
+  // scrape is both workers' metrics merged, and no rule may read that as anything to alert on.
+  const env = { TRACER_DB: join(dir, 'tracer.sqlite'), STAGE_DEADLINES: `baseband_callback_request=${DEADLINE_S}s`, WORKERS: '2' }
   const added = await runCli(['users', 'add', 'pipeline', '--role', 'writer', '--password-stdin'], env, 'pipeline-password\n')
   t.equal(added.status, 0, added.stderr)
   const service = await startServer(t, env)
@@ -111,13 +150,7 @@ t.test('a stuck event reaches the webhook through Prometheus, the shipped rules 
   writeFileSync(join(dir, 'rules.yml'), stringify(rules))
 
   const [amPort, promPort] = [await closedPort(), await closedPort()]
-  writeFileSync(
-    join(dir, 'alertmanager.yml'),
-    stringify({
-      route: { receiver: 'test', group_by: ['alertname'], group_wait: '1s', group_interval: '1s', repeat_interval: '1h' },
-      receivers: [{ name: 'test', webhook_configs: [{ url: webhook, send_resolved: false }] }]
-    })
-  )
+  writeFileSync(join(dir, 'alertmanager.yml'), stringify(liveAlertmanagerConfig(webhook)))
   const am = spawnTool(t, alertmanager!, [
     `--config.file=${join(dir, 'alertmanager.yml')}`,
     `--storage.path=${join(dir, 'alertmanager')}`,
@@ -143,7 +176,7 @@ t.test('a stuck event reaches the webhook through Prometheus, the shipped rules 
   ])
   await ready(`http://127.0.0.1:${promPort}/-/ready`, prom)
 
-  const stuck = () => delivered.find((alert) => alert.labels.alertname === 'TracerEventsStuck')
+  const stuck = () => notifications.find((notification) => notification.alerts.some((alert) => alert.labels.alertname === 'TracerEventsStuck'))
   try {
     await waitFor(async () => stuck() !== undefined, 30_000)
   } catch {
@@ -152,15 +185,20 @@ t.test('a stuck event reaches the webhook through Prometheus, the shipped rules 
     t.fail(`no stuck alert delivered within 30 s\nPrometheus's alerts: ${alerts}\ntargets: ${targets}\n${prom.log()}\n${am.log()}`)
     return
   }
-  t.match(stuck(), {
-    status: 'firing',
-    labels: { alertname: 'TracerEventsStuck', severity: 'warning', site: 'chime', stage: 'baseband_callback_request' },
-    annotations: {
-      summary: '1 stuck baseband_callback_request at chime in the last 7 days',
-      dashboard: /\/d\/frb-tracer\/frb-tracer\?viewPanel=2$/
+  // A warning goes to the ticket receiver, in the group of its site.
+  t.match(stuck(), { path: '/tickets', receiver: 'tickets', groupLabels: { site: 'chime' } }, 'routed by severity, grouped by site')
+  t.strictSame(Object.keys(stuck()!.groupLabels), ['site'], 'by nothing else')
+  t.match(stuck()!.alerts, [
+    {
+      status: 'firing',
+      labels: { alertname: 'TracerEventsStuck', severity: 'warning', site: 'chime', stage: 'baseband_callback_request' },
+      annotations: {
+        summary: '1 stuck baseband_callback_request at chime in the last 7 days',
+        dashboard: /\/d\/frb-tracer\/frb-tracer\?viewPanel=2$/
+      }
     }
-  })
-  t.strictSame([...new Set(delivered.map((alert) => alert.labels.alertname))], ['TracerEventsStuck'], 'no other alert delivered')
+  ])
+  t.strictSame([...new Set(delivered().map((alert) => alert.labels.alertname))], ['TracerEventsStuck'], 'no other alert delivered')
 
   // Every shipped rule was loaded and evaluates without error on the live series, and nothing else
   // is pending or firing on a healthy service (every rule waited the same short for:).

@@ -101,4 +101,16 @@ t.test('WORKERS=2: every scrape of /metrics holds the requests and the repairs o
     scrapes.map(() => repaired),
     'and every scrape holds it, whichever worker made it'
   )
+
+  // A worker that cannot answer (stopped): the scrape is refused, not answered with the other's numbers alone.
+  const stopped = server.pids[1]!
+  t.teardown(() => void process.kill(stopped, 'SIGCONT'))
+  process.kill(stopped, 'SIGSTOP')
+  const refused = await onNewConnection(`${base}/metrics`)
+  t.equal(refused.status, 503, 'refused while a worker does not answer')
+  t.match(JSON.parse(refused.body), { exception: 'ServiceUnavailable', reasons: [/^The metrics of every worker could not be collected/] })
+  process.kill(stopped, 'SIGCONT')
+  const again = await onNewConnection(`${base}/metrics`)
+  t.equal(again.status, 200, 'and answered again once it does')
+  t.equal(sample(again.body, HEALTH_COUNT), healthy)
 })
