@@ -45,7 +45,8 @@ function time(text: string): string {
 /**
  * `tracer audit`: the audit of a window of the configured store, as the route reports it, without
  * the HTTP service. A table on a terminal, the route's JSON otherwise; the exit status says whether
- * some event is stuck or contradictory, for cron and monitoring jobs.
+ * some event is stuck or contradictory, for cron and monitoring jobs. Made from the records, not the
+ * kept audit: a kept row nothing has checked lately (no service runs) gives no false all-clear.
  */
 export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
   return new Command('audit')
@@ -64,8 +65,9 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
     .addOption(new Option('--format <format>', 'table (the default on a terminal) or json (the default otherwise)').choices(['table', 'json']))
     .option(
       '--recompute',
-      'audit from the records themselves, not the kept audit, after checking every kept audit of the store against its records ' +
-        `(any that differed is repaired, named on standard error, and makes the exit status ${AUDIT_EXIT.mismatch})`
+      'check every kept audit and kept column of the whole store against its records first ' +
+        `(any that differed is repaired, named on standard error, and makes the exit status ${AUDIT_EXIT.mismatch}); ` +
+        'without it, those of the window are only named'
     )
     .option(
       '--expect-events',
@@ -86,7 +88,7 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
         io,
         'refuse',
         async (store) => {
-          // A rebuild left under way (only a read finds one: --recompute makes it first) would print verdicts of a half-made audit.
+          // A rebuild left under way (only a read finds one: --recompute makes it first): every row it has not reached would be named as differing.
           const rebuilding = store.keptAudit.rebuilding()
           if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
           if (recompute) mismatches = await verifyKeptAudits(io, store, now)
