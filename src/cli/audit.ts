@@ -7,11 +7,8 @@ import { InputError } from '../domain/input-error.js'
 import { DAY_MS, readUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { loadConfig, type Config } from '../config.js'
 import { auditReportJson, reportWindow } from '../reports/audit-report.js'
-import { windowParts } from '../reports/window-parts.js'
-import { keptWindow } from '../reports/kept-window.js'
-import { factsOf } from '../domain/audit/kept-facts.js'
-import { reportOf, type KeptReport, type WindowEntry } from '../domain/audit/kept-report.js'
-import type { Sites } from '../vocabulary.js'
+import type { WindowEntry } from '../domain/audit/kept-report.js'
+import { heldToRecords, nameHeld, recomputedWindow, type HeldWindow } from './audit-held.js'
 import { rebuildingReason, type Store } from '../store/port.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
 import { CliError } from '../cli-error.js'
@@ -48,7 +45,8 @@ function time(text: string): string {
 /**
  * `tracer audit`: the audit of a window of the configured store, as the route reports it, without
  * the HTTP service. A table on a terminal, the route's JSON otherwise; the exit status says whether
- * some event is stuck or contradictory, for cron and monitoring jobs.
+ * some event is stuck or contradictory, for cron and monitoring jobs. Made from the records, not the
+ * kept audit: a kept row nothing has checked lately (no service runs) gives no false all-clear.
  */
 export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
   return new Command('audit')
@@ -67,8 +65,9 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
     .addOption(new Option('--format <format>', 'table (the default on a terminal) or json (the default otherwise)').choices(['table', 'json']))
     .option(
       '--recompute',
-      'audit from the records themselves, not the kept audit, after checking every kept audit of the store against its records ' +
-        `(any that differed is repaired, named on standard error, and makes the exit status ${AUDIT_EXIT.mismatch})`
+      'check every kept audit and kept column of the whole store against its records first ' +
+        `(any that differed is repaired, named on standard error, and makes the exit status ${AUDIT_EXIT.mismatch}); ` +
+        'without it, those of the window are only named'
     )
     .option(
       '--expect-events',
@@ -89,12 +88,14 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
         io,
         'refuse',
         async (store) => {
-          // A rebuild left under way (only a read finds one: --recompute makes it first) would print verdicts of a half-made audit.
+          // A rebuild left under way (only a read finds one: --recompute makes it first): every row it has not reached would be named as differing.
           const rebuilding = store.keptAudit.rebuilding()
           if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
           if (recompute) mismatches = await verifyKeptAudits(io, store, now)
-          const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : keptWindow(store, window))
+          const held: HeldWindow = { checked: 0, differed: [] }
+          const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : heldToRecords(store, window, config.TRACER_SITES, now, held))
           await cutShortSaid(() => print(io, source, window, audit))
+          nameHeld(io, held)
         },
         recompute ? 'write' : 'read'
       )
@@ -127,15 +128,8 @@ function windowOf(options: AuditOptions, config: Config, now: number): TimeWindo
   }
 }
 
-/** Where the audited events come from: the kept audit, or the records (`--recompute`). */
+/** Where the audited events come from: the records, as they are read. */
 type AuditSource = () => AsyncIterable<readonly WindowEntry[]>
-
-/** The window's events with reports made from their records, as the kept audit must have them: the reference. */
-async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites): AsyncGenerator<KeptReport[]> {
-  for await (const page of windowParts(store, window)) {
-    yield page.map((parts) => reportOf(factsOf(parts.event.event_no, parts, sites), sites)).filter((report) => report !== null)
-  }
-}
 
 /**
  * Every kept audit of the store held against its records, in every part a read serves, a page at a
@@ -147,8 +141,9 @@ async function verifyKeptAudits(io: CliIo, store: Store, now: number): Promise<n
   for (let after = -1; ; ) {
     const result = await store.audits.verify(after, VERIFY_PAGE, now)
     checked += result.checked
-    differed += result.mismatches.length + result.unreadable.length
+    differed += result.mismatches.length + result.unreadable.length + result.columns.length
     for (const { event_no, parts } of result.mismatches) io.stderr.write(`event ${event_no}: the kept audit differed from its records (${parts.join(', ')}); repaired\n`)
+    for (const { event_no, column } of result.columns) io.stderr.write(`event ${event_no}: the kept ${column} differed from its records; repaired\n`)
     for (const { event_no, error } of result.unreadable) io.stderr.write(`event ${event_no}: its records cannot be read (${error}); its kept audit was not checked\n`)
     if (result.last === null) break
     after = result.last

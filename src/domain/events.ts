@@ -12,6 +12,13 @@ export function wantsBaseband(actions: Actions, sites: Sites): boolean {
   return sites.basebandKeys.some((key) => actions.want[key] === true)
 }
 
+/**
+ * Whether stored actions ask for baseband data, read as a client is sent them (actionsOutput): what
+ * a store that keeps the answer beside the event (SQLite's `baseband_requested`) is held to, and
+ * safe on actions another program wrote in another shape.
+ */
+export const asksBaseband = (actions: unknown, sites: Sites): boolean => wantsBaseband(actionsOutput(actions, sites), sites)
+
 /** An event record from a client, ready to store. */
 export function toEventRecord(input: EventInput, sites: Sites, now: number): EventRecord {
   const reading = readUtcTime(input.timestamp_utc)

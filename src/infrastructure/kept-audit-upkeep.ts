@@ -141,7 +141,12 @@ async function keptAuditUpkeep(
       log.error({ event_no, error }, `kept audit: the records of event ${event_no} cannot be read; its audit is not checked until they are written again`)
     }
   }
-  const report = ({ mismatches, unreadable }: AuditCheck) => {
+  const reportColumns = (columns: AuditCheck['columns']) => {
+    for (const { event_no, column } of columns) log.warn({ event_no, column }, `kept audit: the kept ${column} of event ${event_no} differed from its records; repaired`)
+    gauges.mismatches.inc(columns.length)
+  }
+  const report = ({ mismatches, unreadable, columns }: AuditCheck) => {
+    reportColumns(columns)
     for (const mismatch of mismatches) {
       log.warn(
         { event_no: mismatch.event_no, parts: mismatch.parts, kept: mismatch.kept, recomputed: mismatch.recomputed },
@@ -193,8 +198,6 @@ async function keptAuditUpkeep(
       const result = await store.audits.verify(verifiedUpTo, verifyPage, clock())
       pass.pages++
       report(result)
-      for (const eventNo of result.recounted) log.warn({ event_no: eventNo }, `kept audit: the kept heartbeat count of event ${eventNo} differed from its heartbeats; repaired`)
-      gauges.mismatches.inc(result.recounted.length)
       checkedThisPass += result.checked
       gauges.passRows.set(checkedThisPass)
       if (result.last === null) {
@@ -222,10 +225,13 @@ async function keptAuditUpkeep(
     try {
       const { eventNos, upTo } = await store.audits.marked(MARKS_PAGE)
       if (eventNos.length > 0) {
-        const { mismatches, unreadable } = await store.audits.check(eventNos, clock())
+        const { mismatches, unreadable, columns } = await store.audits.check(eventNos, clock())
         await store.audits.unmark(upTo)
         for (const { event_no, parts } of mismatches) log.info({ event_no, parts }, `kept audit: event ${event_no} brought up to date after a write another program made`)
         gauges.foreignWrites.inc(mismatches.length)
+        // A column kept beside a record is the service's alone: another program's write that left it
+        // differing from its record (a hand edit of the flag or a text) is a difference like any.
+        reportColumns(columns)
         reportUnreadable(unreadable)
       }
       full = eventNos.length === MARKS_PAGE

@@ -215,11 +215,25 @@ export interface AuditMismatch {
   recomputed: KeptFacts
 }
 
+/**
+ * A column a store keeps in a record table beside what it is made from (SQLite: the output texts
+ * the window reads send, whether an event asks for baseband data, an event's heartbeat count).
+ */
+export type KeptColumn = 'events.output' | 'events.callback_head' | 'events.baseband_requested' | 'traces.output' | 'record_counts.heartbeat_count'
+
+/** A kept column of one event that differed from what its records make, found by `check` or `verify` and repaired. */
+export interface KeptColumnRepair {
+  event_no: number
+  column: KeptColumn
+}
+
 /** What a check of some kept audits found: the rows repaired, and the events whose records could not be read. */
 export interface AuditCheck {
   mismatches: AuditMismatch[]
   /** Nothing could be held against these (a record another program wrote is not what it must be): none is repaired. */
   unreadable: { event_no: number; error: string }[]
+  /** The kept columns of the record tables that differed and were repaired (a store that keeps none: always empty). */
+  columns: KeptColumnRepair[]
 }
 
 /**
@@ -254,18 +268,21 @@ export interface AuditCollection {
   settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]>
   /**
    * Holds the kept audits of these events, in every part a read serves (kept-check.ts), against
-   * the audit made from their records at `now`; each that differs is repaired (written again from
-   * the records, with a verdict change when the look changed) and reported. A row that cannot be
-   * read differs. A write that lands meanwhile is neither undone nor counted.
+   * the audit made from their records at `now`, and so the kept columns of their records (`columns`);
+   * each that differs is repaired (written again from the records, with a verdict change when the
+   * look changed) and reported. A row that cannot be read differs. A write that lands meanwhile is
+   * neither undone nor counted. With `repair: false` nothing is written: what differs in the facts
+   * and in what a window read serves is only reported, for a command that only reads (and may run
+   * with other deadlines than the store's, so the look is left out: kept-check.ts, LOOK_PARTS).
    */
-  check(eventNos: readonly number[], now: number): Promise<AuditCheck>
+  check(eventNos: readonly number[], now: number, options?: { repair?: boolean }): Promise<AuditCheck>
   /**
    * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
    * the audit and those with a kept row. `last`: where the next page starts, null at the end.
-   * `recounted`: the events of the same stretch whose kept heartbeat count differed from their rows,
-   * repaired (a store that counts on each read keeps none: always empty).
+   * `columns` holds the kept columns of every event of the same stretch of event numbers, in the
+   * audit or not (an event's output texts, the flag that brings it into the audit, its heartbeat count).
    */
-  verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null; recounted: number[] }>
+  verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }>
   /** About how many kept audits there are: what sets the verifier's pace (an estimate is enough). */
   size(): Promise<number>
   /**

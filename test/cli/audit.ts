@@ -147,16 +147,83 @@ t.test('--recompute finds a kept audit that serves a wrong verdict, repairs it, 
   ).run()
   db.close()
   const verdictOf3 = (stdout: string) => (JSON.parse(stdout) as { events: { event_no: number; verdict: string }[] }).events.find((event) => event.event_no === 3)?.verdict
-  t.equal(verdictOf3((await audit(['--since', '7d'], env)).stdout), 'complete', 'the kept audit serves the changed row')
+  const plain = await audit(['--since', '7d'], env)
+  t.equal(verdictOf3(plain.stdout), 'contradiction', 'the plain audit reports what the records say')
+  t.match(plain.stderr, /^event 3: the kept audit differs from its records \(record\); not repaired here/m, 'and names the kept row that differs')
 
   const recomputed = await audit(['--since', '7d', '--recompute'], env)
   t.equal(recomputed.status, 4, recomputed.stderr)
   t.match(recomputed.stderr, /^event 3: the kept audit differed from its records \([a-z_, ]*record[a-z_, ]*\); repaired$/m)
   t.match(recomputed.stderr, /: 3 events, 1 differed/)
   t.equal(verdictOf3(recomputed.stdout), 'contradiction')
-  t.equal(verdictOf3((await audit(['--since', '7d'], env)).stdout), 'contradiction', 'repaired: the kept audit serves the records’ verdict')
+  const repaired = await audit(['--since', '7d'], env)
+  t.equal(verdictOf3(repaired.stdout), 'contradiction')
+  t.equal(repaired.stderr, '', 'repaired: the plain audit finds nothing differing')
   const again = await audit(['--since', '7d', '--recompute'], env)
   t.equal(again.status, 1, 'nothing differs any more: the exit status says what the audit found')
+  t.match(again.stderr, /: 3 events, 0 differed/)
+})
+
+/** Every row of the tables a hand edit touches, to show that a command wrote nothing. */
+function contents(path: string) {
+  const db = openKeptDatabase(path, { readonly: true })
+  try {
+    return JSON.stringify(['audits', 'events', 'traces', 'settings'].map((table) => db.prepare(`SELECT * FROM ${table} ORDER BY 1`).raw().all()))
+  } finally {
+    db.close()
+  }
+}
+
+const verdicts = (stdout: string) => (JSON.parse(stdout) as { events: { event_no: number; verdict: string }[] }).events.map((event) => [event.event_no, event.verdict])
+
+t.test('with no service running, kept verdicts edited by hand are no all-clear: the plain audit reports the records, names the rows, writes nothing', async (t) => {
+  const env = await smallStore(t)
+  // Events 2 (stuck) and 3 (contradiction) made to serve complete, with no findings, as a hand edit could.
+  const db = openKeptDatabase(env.TRACER_DB)
+  db.prepare(
+    `UPDATE audits SET verdict = 'complete', report = json_set(report, '$.contradictions', json('[]'), '$.pending', json('[]'), '$.complete', json('true')) WHERE event_no IN (2, 3)`
+  ).run()
+  db.close()
+  const before = contents(env.TRACER_DB)
+  for (const format of ['json', 'table']) {
+    const result = await audit(['--since', '7d', '--format', format], env)
+    t.equal(result.status, 1, `${format}: the records hold a stuck and a contradictory event`)
+    for (const eventNo of [2, 3]) t.match(result.stderr, new RegExp(`^event ${eventNo}: the kept audit differs from its records \\(record\\); not repaired here`, 'm'))
+    t.match(result.stderr, /: 3 events, 2 differed/)
+    if (format === 'json') t.strictSame(verdicts(result.stdout), [[1, 'complete'], [2, 'stuck'], [3, 'contradiction']], 'the verdicts the records make')
+    else t.match(result.stdout, /\n {5}3 {9}1 {12}0 {6}1 {14}1\n/)
+  }
+  t.equal(contents(env.TRACER_DB), before, 'a command that reads wrote nothing')
+})
+
+t.test('with no service running, kept columns edited by hand are named by the plain audit, which reports the event still', async (t) => {
+  const env = await smallStore(t)
+  // Event 2 (stuck) made to ask for no baseband data, event 3's listed source name forged.
+  const db = openKeptDatabase(env.TRACER_DB)
+  db.prepare('UPDATE events SET baseband_requested = 0 WHERE event_no = 2').run()
+  db.prepare(`UPDATE events SET output = json_set(output, '$.known_source_name', 'FORGED-EXT') WHERE event_no = 3`).run()
+  db.close()
+  const before = contents(env.TRACER_DB)
+  const result = await audit(['--since', '7d'], env)
+  t.equal(result.status, 1, result.stderr)
+  t.strictSame(verdicts(result.stdout), [[1, 'complete'], [2, 'stuck'], [3, 'contradiction']], 'event 2 is audited: its actions ask for baseband data')
+  t.match(result.stderr, /^event 2: the kept events\.baseband_requested differs from its records; not repaired here/m)
+  t.match(result.stderr, /^event 3: the kept events\.output differs from its records; not repaired here/m)
+  t.equal(contents(env.TRACER_DB), before, 'a command that reads wrote nothing')
+})
+
+t.test('--recompute repairs a baseband flag cleared by hand, and keeps the event in the audit', async (t) => {
+  const env = await smallStore(t)
+  const db = openKeptDatabase(env.TRACER_DB)
+  db.prepare('UPDATE events SET baseband_requested = 0 WHERE event_no = 2').run()
+  db.close()
+  const recomputed = await audit(['--since', '7d', '--recompute'], env)
+  t.equal(recomputed.status, 4, recomputed.stderr)
+  t.match(recomputed.stderr, /^event 2: the kept events\.baseband_requested differed from its records; repaired$/m)
+  t.notMatch(recomputed.stderr, /kept audit differed/, 'the kept audit agreed with the records: it is not removed')
+  t.strictSame(verdicts(recomputed.stdout), [[1, 'complete'], [2, 'stuck'], [3, 'contradiction']])
+  const again = await audit(['--since', '7d', '--recompute'], env)
+  t.equal(again.status, 1, again.stderr)
   t.match(again.stderr, /: 3 events, 0 differed/)
 })
 

@@ -80,6 +80,38 @@ t.test('the running verifier finds a kept row that serves a wrong verdict, repai
   )
 })
 
+t.test('the running service finds kept columns edited by hand, repairs and counts each, and every route serves the records again', async (t) => {
+  const { app, event, tamper, metric, until } = await upkeepApp(t, { verifyEveryMs: 5, verifyPage: 2, verifyPassMs: 0, marksCheckMs: 5 })
+  const { access_token: token } = await userWithTokens(app, 'ana')
+  await app.store.events.upsert([event(1, 10 * 60_000), event(2, 10 * 60_000), event(3, 10 * 60_000)])
+  await app.store.traces.setStatus(2, 'stages/tsar_classification', 'complete', NOW / 1000 - 600, 'w')
+  await until(async () => (await metric('tracer_audit_verify_last_pass_rows')) === 3)
+  const window = `start_time_utc=${new Date(NOW - HOUR).toISOString()}&end_time_utc=${new Date(NOW).toISOString()}`
+  const read = async () => {
+    const get = async (url: string) => (await app.inject({ url, headers: { authorization: `Bearer ${token}` } })).json<unknown>()
+    return {
+      list: await get(`/v1/events?${window}&order=asc`),
+      one: await get('/v1/events/1'),
+      callbacks: await get(`/v1/event-tracer/baseband-callbacks?${window}`),
+      audit: await get(`/v1/event-tracer/audit?${window}`)
+    }
+  }
+  const right = await read()
+  t.equal(await metric('tracer_audit_mismatches_total'), 0)
+
+  // As the finding has it: the list's source name forged, the baseband flag cleared, a trace's text changed.
+  tamper(`UPDATE events SET output = json_set(output, '$.known_source_name', 'FORGED-EXT') WHERE event_no = 1`)
+  tamper('UPDATE events SET baseband_requested = 0 WHERE event_no = 2')
+  tamper(`UPDATE traces SET output = json_set(output, '$."stages/tsar_classification"', 'incomplete') WHERE event_no = 2`)
+  await until(async () => (await metric('tracer_audit_mismatches_total')) === 3)
+  const { audit, ...served } = await read()
+  const { generated_at: _at, ...report } = audit as { generated_at: string }
+  const { generated_at: _before, ...reportBefore } = right.audit as { generated_at: string }
+  t.strictSame(served, { list: right.list, one: right.one, callbacks: right.callbacks }, 'the list, the event and the callbacks serve the records again')
+  t.strictSame(report, reportBefore, 'and the audit still holds the event whose flag was cleared')
+  t.equal(await metric('tracer_audit_mismatches_total'), 3, 'each column counted once')
+})
+
 t.test('a row the deadline check cannot read holds back no other event, and is repaired', async (t) => {
   const { app, clock, event, tamper, metric, until } = await upkeepApp(t, { deadlineCheckMs: 5 })
   await app.store.events.upsert([event(1, 0), event(2, 0), event(3, 0)])

@@ -2,7 +2,7 @@ import type { Test } from 'tap'
 import { lookAt } from '../../src/domain/audit/kept-look.js'
 import { WindowAudit } from '../../src/domain/audit/window-audit.js'
 import { parseStageDeadlines } from '../../src/domain/stage-deadlines.js'
-import type { Store } from '../../src/store/port.js'
+import type { KeptColumn, KeptColumnRepair, Store } from '../../src/store/port.js'
 import { STAGES, stageKey, type Sites } from '../../src/vocabulary.js'
 import { event as eventAsking, type AuditStoreUnderTest } from './audit-conformance.js'
 
@@ -17,6 +17,13 @@ export interface Tamper {
   breakFacts(eventNo: number): Promise<void>
   /** The row's window entry made something that is not a report. */
   breakReport(eventNo: number): Promise<void>
+  /**
+   * Hand edits of the columns the store keeps in its record tables beside the records they are made
+   * from, one a column (none where the store keeps none: MongoDB makes its output texts as it reads).
+   * Each changes what the event of the suite's events serves: its source name, its trace, or whether
+   * it asks for baseband data.
+   */
+  keptColumns: readonly { column: KeptColumn; edit: (eventNo: number) => Promise<void> }[]
 }
 
 export type OpenTamperableStore = (
@@ -81,6 +88,61 @@ export function keptAuditChecks(t: Test, open: OpenTamperableStore, sites: Sites
     await tamper.serveComplete(11)
     const checked = await store.audits.check([11, 12], now)
     t.strictSame(checked.mismatches.map((mismatch) => mismatch.event_no), [11], 'check holds the named events alike')
+  })
+
+  t.test('a check that may not repair names what differs and writes nothing', async (t) => {
+    const now = T0
+    const { store, tamper } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
+    await store.events.upsert([event(13, T0 - 3 * HOUR, site, sites), event(14, T0 - 3 * HOUR, site, sites)])
+    await store.traces.setStatus(13, 'stages/tsar_classification', 'complete', T0 / 1000 - 600, 'w')
+    await store.traces.setStatus(14, 'stages/tsar_classification', 'complete', T0 / 1000 - 600, 'w')
+    const served = await servedVerdicts(store, now, sites)
+    t.strictSame(served, { 13: 'stuck', 14: 'stuck' })
+    await tamper.serveComplete(13)
+    const edited = tamper.keptColumns[0]
+    await edited?.edit(14)
+    const found = await store.audits.check([13, 14], now, { repair: false })
+    t.strictSame(found.mismatches.map((mismatch) => mismatch.event_no), [13], 'the kept audit that differs is named')
+    t.strictSame(found.mismatches[0]!.parts, ['record'], 'with the part a window serves (the look, made with the store’s deadlines, is left out)')
+    t.strictSame(found.columns, edited === undefined ? [] : [{ event_no: 14, column: edited.column }], 'and so is a kept column that differs')
+    t.strictSame(await servedVerdicts(store, now, sites), { ...served, 13: 'complete' }, 'nothing was repaired')
+    t.equal((await store.audits.find(13))?.look.verdict, 'complete')
+    const again = await store.audits.check([13, 14], now, { repair: false })
+    t.strictSame([again.mismatches.map((mismatch) => mismatch.event_no), again.columns], [[13], found.columns], 'a second look finds the same')
+    const repaired = await store.audits.check([13, 14], now)
+    t.strictSame([repaired.mismatches.map((mismatch) => mismatch.event_no), repaired.columns], [[13], found.columns], 'a check that repairs names the same')
+    t.strictSame(await servedVerdicts(store, now, sites), served)
+  })
+
+  t.test('a column kept beside a record and edited by hand is found, named and repaired, and every read serves the records again', async (t) => {
+    const now = T0
+    const { store, tamper } = await open(t, { sites, deadlines: DEADLINES, now: () => now })
+    const window = { start: T0 - DAY, end: T0 + DAY }
+    const edits = tamper.keptColumns.map((edit, index) => ({ ...edit, eventNo: 51 + index }))
+    for (const { eventNo } of [...edits, { eventNo: 50 }]) {
+      await store.events.upsert([event(eventNo, T0 - 3 * HOUR + eventNo, site, sites)])
+      await store.traces.setStatus(eventNo, 'stages/tsar_classification', 'complete', T0 / 1000 - 600, 'w')
+      await store.traces.setStatus(eventNo, stageKey(STAGES[0], site), 'complete', T0 / 1000 - 600, 'w')
+    }
+    const served = async () => ({
+      events: (await store.events.page({ window, order: 'asc', limit: 100 })).map((row) => JSON.parse(row.json) as unknown),
+      callbacks: (await store.views.callbackPage(window, undefined, 100)).map((row) => JSON.parse(row.json) as unknown),
+      audit: await servedVerdicts(store, now, sites),
+      verdicts: await Promise.all([50, ...edits.map(({ eventNo }) => eventNo)].map(async (eventNo) => (await store.audits.find(eventNo))?.look.verdict))
+    })
+    const right = await served()
+    t.equal(right.callbacks.length, edits.length + 1, 'every event asks for baseband data')
+    t.strictSame((await store.audits.verify(-1, 100, now)).columns, [], 'written through the port: no kept column differs')
+
+    for (const { edit, eventNo } of edits) await edit(eventNo)
+    if (edits.length > 0) t.notSame(await served(), right, 'the edited columns are served')
+
+    const found = await store.audits.verify(-1, 100, now)
+    const byEvent = (a: KeptColumnRepair, b: KeptColumnRepair) => a.event_no - b.event_no
+    t.strictSame(found.columns.sort(byEvent), edits.map(({ eventNo, column }) => ({ event_no: eventNo, column })), 'each edited column is found and named, and none else')
+    t.strictSame(found.mismatches, [], 'the kept audit agrees with the records: a flag cleared by hand takes no event out of the audit')
+    t.strictSame(await served(), right, 'repaired: every read serves what the records make')
+    t.strictSame((await store.audits.verify(-1, 100, now)).columns, [], 'and a second pass finds nothing')
   })
 
   t.test('a row that cannot be read holds back no deadline and is repaired from its records', async (t) => {

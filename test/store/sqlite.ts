@@ -68,7 +68,13 @@ function sqliteTamper(path: string): Tamper {
         eventNo
       ),
     breakFacts: (eventNo) => run(`UPDATE audits SET facts = 'not json' WHERE event_no = ?`, eventNo),
-    breakReport: (eventNo) => run(`UPDATE audits SET report = '{"nothing":"of a report"}', fixed = NULL WHERE event_no = ?`, eventNo)
+    breakReport: (eventNo) => run(`UPDATE audits SET report = '{"nothing":"of a report"}', fixed = NULL WHERE event_no = ?`, eventNo),
+    keptColumns: [
+      { column: 'events.output', edit: (eventNo) => run(`UPDATE events SET output = json_set(output, '$.known_source_name', 'FORGED-EXT') WHERE event_no = ?`, eventNo) },
+      { column: 'events.callback_head', edit: (eventNo) => run(`UPDATE events SET callback_head = replace(callback_head, '"FRB"', '"FORGED-EXT"') WHERE event_no = ?`, eventNo) },
+      { column: 'events.baseband_requested', edit: (eventNo) => run('UPDATE events SET baseband_requested = 0 WHERE event_no = ?', eventNo) },
+      { column: 'traces.output', edit: (eventNo) => run(`UPDATE traces SET output = json_set(output, '$."stages/tsar_classification"', 'incomplete') WHERE event_no = ?`, eventNo) }
+    ]
   }
 }
 

@@ -22,6 +22,17 @@ export interface KeptRow {
 /** A part of a kept row that can differ from what its records make. */
 export type KeptPart = 'row' | 'facts' | 'record' | 'event_time' | 'verdict' | 'due_at' | 'stuck'
 
+/**
+ * The parts that are the row's look: made with the store's own deadlines, and read by the deadline
+ * check and the live streams, not by a window's report (which audits the entry at the reader's
+ * clock and deadlines). A check that only reports, for a command that may run with other deadlines,
+ * leaves them out: they would all differ, and none would be a fault.
+ */
+export const LOOK_PARTS: readonly KeptPart[] = ['verdict', 'due_at', 'stuck']
+
+/** The parts a check that does not repair reports (see LOOK_PARTS). */
+export const reportedParts = (parts: readonly KeptPart[]) => parts.filter((part) => !LOOK_PARTS.includes(part))
+
 /** The window record an entry serves at the settings' clock, as the text a read sends. */
 function servedText(entry: WindowEntry, settings: AuditSettings): string {
   if (isFixed(entry)) return entry.json

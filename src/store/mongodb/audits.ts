@@ -5,7 +5,7 @@ import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit } from '../port.js'
 import type { KeptFacts } from '../../domain/audit/kept-facts.js'
-import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, type KeptPart } from '../../domain/audit/kept-check.js'
+import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart } from '../../domain/audit/kept-check.js'
 import { keptAudit } from './audit-documents.js'
 import { reportOf, type KeptReport } from '../../domain/audit/kept-report.js'
 import type { AuditKeeper } from './audit-keeper.js'
@@ -101,13 +101,16 @@ export class MongoAudits implements Adapter<AuditCollection> {
   /**
    * The documents of the events held against their records now, in every part a read serves; each
    * that differs is reported, then brought up to date by the keeper (which reads both again, so a
-   * write that landed in between is not undone).
+   * write that landed in between is not undone), unless `repair` is false (then the look is left
+   * out: see LOOK_PARTS). The record collections
+   * keep no column made from the records (the output texts are made as they are read): `columns`
+   * is always empty.
    */
-  async check(eventNos: readonly number[], now: number): Promise<AuditCheck> {
+  async check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): Promise<AuditCheck> {
     const kept = await this.keeper.kept(eventNos)
     const records = await this.records.of(eventNos)
     const settings = this.keeper.settings(now)
-    const result: AuditCheck = { mismatches: [], unreadable: [] }
+    const result: AuditCheck = { mismatches: [], unreadable: [], columns: [] }
     for (const eventNo of eventNos) {
       let recomputed: KeptFacts
       try {
@@ -127,8 +130,10 @@ export class MongoAudits implements Adapter<AuditCollection> {
       }
       // The keeper keeps a document of every event with a record, in the audit or not.
       if (document === null && parts.length === 0 && records.get(eventNo)!.any) parts = ['row']
+      if (!repair) parts = reportedParts(parts)
       if (parts.length > 0) result.mismatches.push({ event_no: eventNo, parts, kept: document?.facts ?? null, recomputed })
     }
+    if (!repair) return result
     await this.keeper.keep(
       result.mismatches.map((mismatch) => mismatch.event_no),
       now
@@ -141,10 +146,10 @@ export class MongoAudits implements Adapter<AuditCollection> {
     return this.audits.estimatedDocumentCount()
   }
 
-  async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null; recounted: number[] }> {
+  async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
     const eventNos = await this.records.eventNumbersAfter(after, limit)
-    // No count is kept here: the server counts an event's heartbeats on each read.
-    return { ...(await this.check(eventNos, now)), checked: eventNos.length, last: eventNos.length < limit ? null : eventNos.at(-1)!, recounted: [] }
+    // No count is kept here either: the server counts an event's heartbeats on each read.
+    return { ...(await this.check(eventNos, now)), checked: eventNos.length, last: eventNos.length < limit ? null : eventNos.at(-1)! }
   }
 
   /** Nothing is marked: the change-stream watcher (audit-watcher.ts) keeps the audit after other programs' writes already. */

@@ -5,17 +5,18 @@ import { factsOf, type EventRecords, type KeptFacts } from '../../domain/audit/k
 import type { KeptLook } from '../../domain/audit/kept-look.js'
 import { reportOf, type WindowEntry } from '../../domain/audit/kept-report.js'
 import { beforeOf, OUTSIDE, relooked, remade, type Before } from '../../domain/audit/keeping.js'
-import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, type KeptPart, type KeptRow } from '../../domain/audit/kept-check.js'
+import { isKeptReport, isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart, type KeptRow } from '../../domain/audit/kept-check.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit } from '../port.js'
+import type { AuditCheck, AuditCollection, AuditMarks, KeptAudit, KeptColumnRepair } from '../port.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteAuditMarks } from './audit-marks.js'
 import { factsRebuiltUpTo } from './rebuild-plan.js'
 import type { SqliteRecordCounts } from './record-counts.js'
+import type { SqliteKeptTexts } from './kept-texts.js'
 
 interface AuditRow {
   event_no: number
@@ -98,6 +99,7 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     private readonly records: EventRecordsReader,
     private readonly marks: SqliteAuditMarks,
     private readonly counts: SqliteRecordCounts,
+    private readonly texts: SqliteKeptTexts,
     /** Whether this process knows of a rebuild under way: only then do writes ask how far it went. */
     private readonly rebuilding: () => boolean = () => false
   ) {
@@ -330,18 +332,27 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return changes
   }
 
+  /** The kept audits of the events, and the kept columns of their records (kept-texts.ts). */
+  check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): AuditCheck {
+    const columns = this.texts.recheckEvents(eventNos, repair)
+    return { ...this.checkAudits(eventNos, now, repair), columns }
+  }
+
   /**
    * Finds the rows that differ in one read transaction (a snapshot, with no write lock held), then
    * repairs them under the write lock, each held against its records again: a write that landed
-   * between the two is in the records read then, so it is neither undone nor counted.
+   * between the two is in the records read then, so it is neither undone nor counted. Without
+   * `repair`, what the snapshot found is the answer (see reported) and nothing is written.
    */
-  check(eventNos: readonly number[], now: number): AuditCheck {
+  private checkAudits(eventNos: readonly number[], now: number, repair: boolean): Omit<AuditCheck, 'columns'> {
     const settings = this.settings(now)
-    const differing = this.db.transaction(() => this.compare(eventNos, settings).filter((found) => 'parts' in found && found.parts.length > 0)).deferred()
+    const found = this.db.transaction(() => this.compare(eventNos, settings)).deferred()
+    if (!repair) return reported(found)
+    const differing = found.filter((compared) => 'parts' in compared && compared.parts.length > 0)
     if (differing.length === 0) return { mismatches: [], unreadable: [] }
     return this.db
       .transaction(() => {
-        const result: AuditCheck = { mismatches: [], unreadable: [] }
+        const result: Omit<AuditCheck, 'columns'> = { mismatches: [], unreadable: [] }
         for (const found of this.compare(differing.map((found) => found.event_no), settings)) {
           if (!('parts' in found)) {
             this.statements.setAside.run(found.event_no)
@@ -360,13 +371,20 @@ export class SqliteAudits implements Adapter<AuditCollection> {
     return this.statements.size.get()!
   }
 
-  verify(after: number, limit: number, now: number): AuditCheck & { checked: number; last: number | null; recounted: number[] } {
+  verify(after: number, limit: number, now: number): AuditCheck & { checked: number; last: number | null } {
     // The events in the audit and the kept rows: a row of an event no longer in it differs too.
-    const eventNos = this.records.listedOrKeptAfter(after, limit)
-    const last = eventNos.length < limit ? null : eventNos.at(-1)!
-    // The kept heartbeat counts of the same stretch of event numbers, whatever is audited there.
-    const recounted = this.counts.recheck(after, last ?? Number.MAX_SAFE_INTEGER)
-    return { ...this.check(eventNos, now), checked: eventNos.length, last, recounted }
+    const listed = this.records.listedOrKeptAfter(after, limit)
+    const last = listed.length < limit ? null : listed.at(-1)!
+    const upTo = last ?? Number.MAX_SAFE_INTEGER
+    // The kept columns of the same stretch of event numbers, whatever is audited there, first: an
+    // event whose flag said it asked for no baseband data, wrongly, is then checked with the others.
+    const columns = [
+      ...this.texts.recheckRange(after, upTo),
+      ...this.counts.recheck(after, upTo).map((eventNo): KeptColumnRepair => ({ event_no: eventNo, column: 'record_counts.heartbeat_count' }))
+    ]
+    const flagged = columns.filter(({ column }) => column === 'events.baseband_requested').map(({ event_no }) => event_no)
+    const eventNos = [...new Set([...listed, ...flagged])].sort((a, b) => a - b)
+    return { ...this.checkAudits(eventNos, now, true), columns, checked: eventNos.length, last }
   }
 
   /**
@@ -417,3 +435,17 @@ export class SqliteAudits implements Adapter<AuditCollection> {
 
 /** One event compared: the parts of its row that differ, or why its records could not be read. */
 type Compared = { event_no: number; parts: KeptPart[]; kept: KeptRow | null; recomputed: KeptFacts } | { event_no: number; error: string }
+
+/** What a comparison found, as a check reports it without repairing (the look left out: see LOOK_PARTS). */
+function reported(found: readonly Compared[]): Omit<AuditCheck, 'columns'> {
+  const result: Omit<AuditCheck, 'columns'> = { mismatches: [], unreadable: [] }
+  for (const compared of found) {
+    if (!('parts' in compared)) {
+      result.unreadable.push(compared)
+      continue
+    }
+    const parts = reportedParts(compared.parts)
+    if (parts.length > 0) result.mismatches.push({ event_no: compared.event_no, parts, kept: compared.kept?.facts ?? null, recomputed: compared.recomputed })
+  }
+  return result
+}

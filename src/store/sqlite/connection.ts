@@ -5,6 +5,7 @@ import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import { SqliteAudits } from './audits.js'
 import { SqliteAuditMarks } from './audit-marks.js'
 import { SqliteRecordCounts } from './record-counts.js'
+import { SqliteKeptTexts } from './kept-texts.js'
 import { RecordWrites } from './record-writes.js'
 import { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
@@ -60,6 +61,7 @@ export class SqliteConnection {
       new EventRecordsReader(db, sites),
       new SqliteAuditMarks(db),
       new SqliteRecordCounts(db),
+      new SqliteKeptTexts(db, sites),
       audit.rebuilding
     ))
     // Every record table is written through these, so that each write keeps its event's audit.

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import type { EventRecord, TraceRecord } from '../../domain/records.js'
+import { asksBaseband } from '../../domain/events.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
@@ -100,7 +101,10 @@ export class EventRecordsReader {
   /** Each audited key by its completion. */
   private readonly keyOfCompletion: ReadonlyMap<string, string>
 
-  constructor(db: Database.Database, sites: Sites) {
+  constructor(
+    db: Database.Database,
+    private readonly sites: Sites
+  ) {
     const numbers = (select: string) => db.prepare<{ after: number; limit: number }, number>(`SELECT event_no FROM (${select}) ORDER BY event_no LIMIT @limit`).pluck()
     const audited = [CLASSIFICATION_KEY, ...sites.names.flatMap((site) => STAGES.map((stage) => stageKey(stage, site)))]
     this.keyOfCompletion = new Map(audited.map((key) => [completionOf(key)!, key]))
@@ -194,7 +198,12 @@ export class EventRecordsReader {
     for (const eventNo of eventNos) records.set(eventNo, { event: null, trace: null, datatrail: [], heartbeats: [], transitions: [] })
     if (eventNos.length === 0) return { records, list: null }
     const list = JSON.stringify(eventNos)
-    for (const row of this.statements.events.all(list)) records.get(row.event_no)!.event = toEvent(row)
+    // Whether it asks for baseband data is made from its actions here, as a write makes it: the
+    // column kept beside them (which the indexes of the window reads hold) is held to this, not the reverse.
+    for (const row of this.statements.events.all(list)) {
+      const event = toEvent(row)
+      records.get(row.event_no)!.event = { ...event, baseband_requested: asksBaseband(event.actions, this.sites) }
+    }
     for (const row of this.statements.traces.all(list)) records.get(row.event_no)!.trace = JSON.parse(row.doc) as TraceRecord
     return { records, list }
   }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { asksBaseband } from '../../domain/events.js'
 import { callbackHead, eventJson } from '../../domain/output-forms.js'
 import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
 import { EVENT_COLUMNS, toEvent } from './event-rows.js'
@@ -9,7 +10,11 @@ import { applyEvent } from '../../domain/audit/kept-facts.js'
 import type { RecordWrites } from './record-writes.js'
 import type { EventRow } from './event-rows.js'
 
-/** The row of an event, with the texts the window routes send (see output-forms.ts). */
+/**
+ * The row of an event, with the texts the window routes send (see output-forms.ts), and whether it
+ * asks for baseband data made from its actions as every reader of the records makes it
+ * (event-records.ts, kept-texts.ts): the column is kept state here, not a second record of it.
+ */
 const toRow = (event: EventRecord, sites: Sites): EventRow & { output: string; callback_head: string } => ({
   event_no: event.event_no,
   timestamp_ms: event.timestamp,
@@ -18,7 +23,7 @@ const toRow = (event: EventRecord, sites: Sites): EventRow & { output: string; c
   known_source_name: event.known_source_name,
   tsar_classification: event.tsar_classification,
   actions: JSON.stringify(event.actions),
-  baseband_requested: event.baseband_requested ? 1 : 0,
+  baseband_requested: asksBaseband(event.actions, sites) ? 1 : 0,
   update_timestamp: event.update_timestamp,
   output: eventJson(event, sites),
   callback_head: callbackHead(event)
@@ -63,7 +68,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
            known_source_name = excluded.known_source_name, tsar_classification = excluded.tsar_classification,
            actions = excluded.actions, baseband_requested = excluded.baseband_requested,
            update_timestamp = excluded.update_timestamp, output = excluded.output, callback_head = excluded.callback_head`,
-        (_row, _result, event) => [event.event_no, (facts) => applyEvent(facts, event, sites)]
+        (row, _result, event) => [event.event_no, (facts) => applyEvent(facts, { ...event, baseband_requested: row.baseband_requested === 1 }, sites)]
       ),
       find: db.prepare<[number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_no = ?`),
       // The numbers as one JSON array: one statement whatever their count.

@@ -1,0 +1,146 @@
+import type Database from 'better-sqlite3'
+import { asksBaseband } from '../../domain/events.js'
+import { isUnreadableContent } from '../../domain/audit/kept-check.js'
+import { callbackHead, eventJson, outputSignature, traceJson } from '../../domain/output-forms.js'
+import type { TraceRecord } from '../../domain/records.js'
+import type { Sites } from '../../vocabulary.js'
+import type { KeptColumn, KeptColumnRepair } from '../port.js'
+import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
+
+type StoredEvent = EventRow & { output: string | null; callback_head: string | null }
+type StoredTrace = { event_no: number; doc: string; output: string | null }
+
+/** What the kept columns of an event's row must be, made from its record by the functions its writes use. */
+interface ExpectedEvent {
+  output: string
+  callback_head: string
+  baseband_requested: 0 | 1
+}
+
+/**
+ * The columns SQLite keeps in the record tables beside what they are made from (migrations.ts): an
+ * event's output text and baseband-callback head (what the window reads send), whether it asks for
+ * baseband data (what brings it into the audit and the callbacks), and a trace's output text. Each
+ * write makes them with its record; a hand edit, another program's UPDATE or a bug would otherwise
+ * be served for good (the list saying one source name while the event says another). Held here to
+ * the rows they are made from, and repaired: the verifier's pass reaches every event this way.
+ *
+ * A text that is absent (NULL: a row an older release wrote) is not wrong: the reads make it from
+ * the record. Nothing is checked while the texts are made for other sites than these (a start
+ * makes them again first): they would all differ, and none is a fault.
+ */
+export class SqliteKeptTexts {
+  private readonly statements
+  private readonly signature: string
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sites: Sites
+  ) {
+    this.signature = outputSignature(sites)
+    const TEXT_COLUMNS = `${EVENT_COLUMNS}, output, callback_head`
+    this.statements = {
+      made: db.prepare<[], string>(`SELECT value FROM settings WHERE name = 'output_texts'`).pluck(),
+      eventsIn: db.prepare<[number, number], StoredEvent>(`SELECT ${TEXT_COLUMNS} FROM events WHERE event_no > ? AND event_no <= ? ORDER BY event_no`),
+      tracesIn: db.prepare<[number, number], StoredTrace>('SELECT event_no, doc, output FROM traces WHERE event_no > ? AND event_no <= ? ORDER BY event_no'),
+      eventsOf: db.prepare<[string], StoredEvent>(`SELECT ${TEXT_COLUMNS} FROM events WHERE event_no IN (SELECT value FROM json_each(?))`),
+      tracesOf: db.prepare<[string], StoredTrace>('SELECT event_no, doc, output FROM traces WHERE event_no IN (SELECT value FROM json_each(?))'),
+      event: db.prepare<[number], StoredEvent>(`SELECT ${TEXT_COLUMNS} FROM events WHERE event_no = ?`),
+      trace: db.prepare<[number], StoredTrace>('SELECT event_no, doc, output FROM traces WHERE event_no = ?'),
+      setEvent: db.prepare<{ event_no: number; output: string | null; callback_head: string | null; baseband_requested: number }>(
+        'UPDATE events SET output = @output, callback_head = @callback_head, baseband_requested = @baseband_requested WHERE event_no = @event_no'
+      ),
+      setTrace: db.prepare<[string | null, number]>('UPDATE traces SET output = ? WHERE event_no = ?')
+    }
+  }
+
+  /** The kept columns of the events after `after` up to `upTo`, every event there: repaired where they differ (`repair`), and named. */
+  recheckRange(after: number, upTo: number, repair = true): KeptColumnRepair[] {
+    return this.recheck(() => ({ events: this.statements.eventsIn.all(after, upTo), traces: this.statements.tracesIn.all(after, upTo) }), repair)
+  }
+
+  /** The same, of these events. */
+  recheckEvents(eventNos: readonly number[], repair = true): KeptColumnRepair[] {
+    if (eventNos.length === 0) return []
+    const list = JSON.stringify(eventNos)
+    return this.recheck(() => ({ events: this.statements.eventsOf.all(list), traces: this.statements.tracesOf.all(list) }), repair)
+  }
+
+  /**
+   * Finds what differs in one read transaction (no write lock held), then repairs it under the write
+   * lock, each row read and held to its record again: a write that landed in between made its texts
+   * with its record, so it is neither undone nor counted.
+   */
+  private recheck(read: () => { events: StoredEvent[]; traces: StoredTrace[] }, repair: boolean): KeptColumnRepair[] {
+    if (this.statements.made.get() !== this.signature) return []
+    const found = this.db
+      .transaction(() => {
+        const { events, traces } = read()
+        return [...events.flatMap((row) => this.eventDiffers(row)), ...traces.flatMap((row) => this.traceDiffers(row))]
+      })
+      .deferred()
+    if (found.length === 0 || !repair) return found
+    return this.db
+      .transaction(() => {
+        const repaired: KeptColumnRepair[] = []
+        for (const eventNo of new Set(found.filter(({ column }) => column.startsWith('events.')).map(({ event_no }) => event_no))) {
+          const row = this.statements.event.get(eventNo)
+          const differs = row === undefined ? [] : this.eventDiffers(row)
+          if (row === undefined || differs.length === 0) continue
+          const made = this.expectedEvent(row)!
+          this.statements.setEvent.run({
+            event_no: eventNo,
+            output: row.output === null ? null : made.output,
+            callback_head: row.callback_head === null ? null : made.callback_head,
+            baseband_requested: made.baseband_requested
+          })
+          repaired.push(...differs)
+        }
+        for (const eventNo of new Set(found.filter(({ column }) => column === 'traces.output').map(({ event_no }) => event_no))) {
+          const row = this.statements.trace.get(eventNo)
+          const differs = row === undefined ? [] : this.traceDiffers(row)
+          if (row === undefined || differs.length === 0) continue
+          this.statements.setTrace.run(this.expectedTrace(row), eventNo)
+          repaired.push(...differs)
+        }
+        return repaired
+      })
+      .immediate()
+  }
+
+  private eventDiffers(row: StoredEvent): KeptColumnRepair[] {
+    const made = this.expectedEvent(row)
+    if (made === null) return []
+    const columns: KeptColumn[] = []
+    if (row.output !== null && row.output !== made.output) columns.push('events.output')
+    if (row.callback_head !== null && row.callback_head !== made.callback_head) columns.push('events.callback_head')
+    if (row.baseband_requested !== made.baseband_requested) columns.push('events.baseband_requested')
+    return columns.map((column) => ({ event_no: row.event_no, column }))
+  }
+
+  private traceDiffers(row: StoredTrace): KeptColumnRepair[] {
+    if (row.output === null) return []
+    const made = this.expectedTrace(row)
+    return made === null || made === row.output ? [] : [{ event_no: row.event_no, column: 'traces.output' }]
+  }
+
+  /** Null where the record itself cannot be read: the audit's check reports it, and nothing is made of it. */
+  private expectedEvent(row: StoredEvent): ExpectedEvent | null {
+    try {
+      const event = toEvent(row)
+      return { output: eventJson(event, this.sites), callback_head: callbackHead(event), baseband_requested: asksBaseband(event.actions, this.sites) ? 1 : 0 }
+    } catch (error) {
+      if (!isUnreadableContent(error)) throw error
+      return null
+    }
+  }
+
+  private expectedTrace(row: StoredTrace): string | null {
+    try {
+      return traceJson(row.event_no, JSON.parse(row.doc) as TraceRecord, this.sites)
+    } catch (error) {
+      if (!isUnreadableContent(error)) throw error
+      return null
+    }
+  }
+}
