@@ -5,6 +5,7 @@ import { utc, snr } from './format.js'
 import { moveFocus, positionOf, tabStopAt, type TabStop } from './grid-keys.js'
 import { classificationCell, stageCell, STAGES, visibleRows, type EventRow, type Filters } from './grid-model.js'
 import { RULE_LABELS, STAGE_LABELS, STATE_LABELS, STATE_MARKS, placeOf } from './labels.js'
+import { pointerAtRest } from './pointer-rest.js'
 import { Tooltip, type Tip } from './tooltip.js'
 
 interface GridProps {
@@ -160,6 +161,8 @@ export function Grid({ rows, filters, openEvent, onOpen }: GridProps) {
         onFocusIn={onFocusIn}
         onFocusOut={() => setTip(undefined)}
         onMouseOver={(event) => {
+          // Only a pointer the user moves: not one the grid came under (after logging in, a scroll).
+          if (pointerAtRest(event)) return
           const cell = cellOfElement(event.target)
           clearTimeout(hover.current)
           // A short wait, as for a native tooltip: a pointer crossing the grid does not flash every cell.

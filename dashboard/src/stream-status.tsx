@@ -26,7 +26,7 @@ export function StreamStatus({ state }: { state: StreamState }) {
         <span class="visually-hidden">: {detail}</span>
       </span>
       {state.kind === 'waiting' && (
-        <span aria-hidden="true"> in {Math.max(0, Math.ceil((state.retryAt - now) / 1000))} s</span>
+        <span aria-hidden="true" class="stream-countdown"> in {Math.max(0, Math.ceil((state.retryAt - now) / 1000))} s</span>
       )}
     </div>
   )

@@ -49,6 +49,17 @@ t.test('GET /docs serves the interactive documentation', async (t) => {
   t.ok([200, 302].includes(redirect.statusCode), `/docs answers ${redirect.statusCode}`)
 })
 
+t.test('/docs lists no HEAD twin of each GET, while the document keeps them', async (t) => {
+  const app = await build(t)
+  type Paths = Record<string, Record<string, unknown>>
+  const shown = (await app.inject({ url: '/docs/json' })).json<{ paths: Paths }>().paths
+  const documented = (app.swagger() as { paths: Paths }).paths
+  t.ok(Object.values(documented).some((operations) => 'head' in operations), 'openapi.yaml documents HEAD')
+  t.strictSame(Object.entries(shown).filter(([, operations]) => 'head' in operations), [], 'the page lists none')
+  const methods = (paths: Paths, skip: string) => Object.entries(paths).flatMap(([path, operations]) => Object.keys(operations).filter((method) => method !== skip).map((method) => `${method} ${path}`))
+  t.strictSame(methods(shown, 'head'), methods(documented, 'head'), 'and every other operation')
+})
+
 t.test('/docs asks browsers to upgrade plain-HTTP loads only behind TLS (BEHIND_TLS)', async (t) => {
   const csp = async (env: Record<string, string>) => {
     const app = await build(t, env)

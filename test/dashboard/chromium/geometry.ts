@@ -36,3 +36,19 @@ export const boxesOf = (page: Page, selector: string) =>
       return { what: `${element.tagName.toLowerCase()} “${(element.textContent ?? '').trim().slice(0, 30)}”`, x, y, width, height }
     })
   )
+
+/** How many lines of text the header takes: the line boxes of its texts that overlap in height share a line. */
+export const headerLines = (page: Page) =>
+  page.evaluate<number>(`(() => {
+    const texts = document.createTreeWalker(document.querySelector('.top'), NodeFilter.SHOW_TEXT)
+    const lines = []
+    for (let text = texts.nextNode(); text !== null; text = texts.nextNode()) {
+      const range = document.createRange()
+      range.selectNodeContents(text)
+      for (const box of range.getClientRects()) {
+        if (box.width === 0 || box.height === 0) continue
+        if (!lines.some((line) => box.top < line.bottom - 2 && box.bottom > line.top + 2)) lines.push(box)
+      }
+    }
+    return lines.length
+  })()`)

@@ -4,7 +4,7 @@ import t from 'tap'
 import { listenAgain, stopListening, updateTraceUnheard } from '../fixture.js'
 import { dashboardPage, server, stageCellOf } from './context.js'
 import { pick, STAGES, traceValue } from './pick.js'
-import { shownInside } from './geometry.js'
+import { headerLines, shownInside } from './geometry.js'
 
 const STALE_WITHIN_MS = 2000
 const LIVE_AGAIN_WITHIN_MS = 5000
@@ -69,6 +69,7 @@ for (const size of [
     await reason.waitFor({ timeout: 5000 })
     t.ok(await shownInside(reason, notice, size), 'why, in visible words inside the notice: the service cannot be reached')
     t.equal(await page.locator('.data.is-stale').count(), 1, 'the data itself is marked')
+    t.equal(await headerLines(page), 1, 'the header keeps to one line while the page reconnects')
     mkdirSync('.tap/screenshots', { recursive: true })
     await page.screenshot({ path: `.tap/screenshots/dashboard-stale-${size.width}.png` })
     await notice.filter({ hasNotText: `(${age} s ago)` }).waitFor({ timeout: 3000 })

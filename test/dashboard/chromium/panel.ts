@@ -3,7 +3,7 @@ import t from 'tap'
 import type { AuditedEvent, TraceHistory } from '../page-types.js'
 import { updateTrace } from '../fixture.js'
 import { dashboardPage, focusedCell, server, stageCellOf } from './context.js'
-import { boxesOf, within } from './geometry.js'
+import { boxesOf, shownInside, within } from './geometry.js'
 import { apiGet, pick, STAGES, statusOf, traceValue } from './pick.js'
 
 t.test('an event’s panel: its status, findings and history; Escape closes it and gives the focus back', async (t) => {
@@ -81,4 +81,25 @@ t.test('1440 px: the open panel covers nothing of the page, fits its own tables,
   t.ok(order, 'the stages (what is wrong where) come before the findings')
   mkdirSync('.tap/screenshots', { recursive: true })
   await page.screenshot({ path: '.tap/screenshots/dashboard-panel-1440.png' })
+})
+
+t.test('1440 px with the panel open: the Verdict column stays in view over the columns that scroll', async (t) => {
+  const size = { width: 1440, height: 900 }
+  const { page } = await dashboardPage(t, size)
+  // The grid's first event, so that its heading row is in view too.
+  const first = page.locator('th.event-no').first()
+  const event_no = Number(await first.getAttribute('data-event'))
+  await first.click()
+  await page.getByRole('complementary', { name: `Event ${event_no}` }).getByRole('heading', { name: /^History/ }).waitFor()
+  const frame = page.locator('.grid-frame')
+  t.ok(await shownInside(page.getByRole('columnheader', { name: 'Verdict' }), frame, size), 'the Verdict heading is in view')
+  const verdict = page.locator(`td.verdict[data-cell="${event_no}:verdict"]`)
+  t.ok(await shownInside(verdict, frame, size), `event ${event_no}: its verdict is in view`)
+  const uncovered = await page.evaluate<boolean>(`(() => {
+    const element = document.querySelector('td.verdict[data-cell="${event_no}:verdict"]')
+    const box = element.getBoundingClientRect()
+    const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2)
+    return hit !== null && element.contains(hit)
+  })()`)
+  t.ok(uncovered, 'and nothing covers it')
 })

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core'
 import t from 'tap'
-import { dashboardPage } from './context.js'
+import { OPERATOR } from '../fixture.js'
+import { dashboardPage, openPage, server } from './context.js'
 
 /** Where the tooltip is against its cell: 'beside' it (below, or above near the bottom), 'gone', or where it is instead. */
 const tipBesideCell = (page: Page, id: string) =>
@@ -38,4 +39,31 @@ t.test('a tooltip follows its cell when the page scrolls, the layout shifts or t
 
   await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)')
   t.equal(await tipBesideCell(page, id), 'gone', 'its cell scrolled out of sight: closed')
+})
+
+t.test('no tooltip after logging in: the grid appearing under the pointer is no hover; a move onto a cell is', async (t) => {
+  const { page } = await openPage(t, { width: 1440, height: 900 })
+  // The page's timers on a clock the test runs: the hover's wait passes when the test says so.
+  await page.clock.install()
+  await page.goto(server.url)
+  await page.getByLabel('Username').fill(OPERATOR.username)
+  await page.getByLabel('Password').fill(OPERATOR.password)
+  const button = page.getByRole('button', { name: 'Log in' })
+  const { x, y, width, height } = (await button.boundingBox())!
+  await button.click()
+  await page.locator('.stream-live').waitFor()
+  const resting = { x: x + width / 2, y: y + height / 2 }
+  // Two frames: the browser has told the page what is under the pointer at rest by then.
+  const restsOn = () =>
+    page.evaluate<string | undefined>(`(async () => {
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))
+      return document.elementFromPoint(${resting.x}, ${resting.y})?.closest('[data-cell]')?.dataset.cell
+    })()`)
+  t.ok(await restsOn(), 'the pointer that clicked "Log in" rests on a cell of the grid')
+  await page.clock.runFor(2000)
+  t.equal(await page.locator('.tooltip').count(), 0, 'no tooltip covers the grid')
+
+  await page.mouse.move(resting.x, resting.y + 40)
+  await page.clock.runFor(2000)
+  t.equal(await page.locator('.tooltip').count(), 1, 'moved onto a cell, the pointer shows its tooltip')
 })
