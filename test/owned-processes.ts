@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url'
  * group is killed with SIGKILL when the test tears it down, when this process exits, and, by a
  * reaper process that watches this one, when this process dies however it dies: tap ends a test
  * file that times out with SIGALRM and then SIGKILL, which run no 'exit' listener and no teardown.
+ * What lives outside any process group (a container, a volume) is removed by a command the reaper
+ * runs then, unless the test has removed it itself.
  */
 
 const REAPER = fileURLToPath(new URL('./reaper.js', import.meta.url))
@@ -57,6 +59,17 @@ export function killGroup(child: ChildProcess) {
   killGroupOf(leader)
   groups.delete(leader)
   tellReaper(`-${leader}`)
+}
+
+/**
+ * Has the reaper run `command` (a program and its arguments) once this process has ended, however
+ * it ends, unless the function returned is called first: for what a test creates that no process
+ * group holds, such as a container. The reaper runs the commands still due last first.
+ */
+export function cleanUpAtEnd(command: string[]): () => void {
+  const line = JSON.stringify(command)
+  tellReaper(`run ${line}`)
+  return () => tellReaper(`done ${line}`)
 }
 
 /** How long a process may take to end on its signal (the service drains for up to 10 s) before its group is killed. */

@@ -44,6 +44,14 @@ export function spawnServer(t: Test, env: Record<string, string>, runAs?: RunAs)
     stdio: ['ignore', 'pipe', 'pipe'],
     ...runAs
   })
+  return watched(t, child)
+}
+
+/**
+ * A process spawnOwned started with its standard output and error piped: stopped when the test
+ * ends, then its group killed; its standard output read line by line.
+ */
+export function watched(t: Test, child: ChildProcess): SpawnedServer {
   t.teardown(() => end(child))
   const output: string[] = []
   let stderr = ''
