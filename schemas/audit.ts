@@ -9,7 +9,8 @@ export const AuditRuleSchema = StringEnum(AUDIT_RULES, {
     'The check that failed: `stuck` (a stage incomplete past its deadline), `out-of-order` (a stage complete ' +
     'while an earlier one at the site is not), `completed-before-event` (a stage first recorded complete before the ' +
     'event itself), `registered-not-in-datatrail`, `datatrail-not-in-trace`, ' +
-    '`replicated-with-missing-files`, `file-count-mismatch`, `heartbeat-error`.'
+    '`replicated-with-missing-files`, `file-count-mismatch`, `heartbeat-error`, `classified-not-in-trace` (the event ' +
+    'record holds a classification while the trace says the classification is incomplete).'
 })
 export type AuditRule = Static<typeof AuditRuleSchema>
 

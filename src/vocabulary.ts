@@ -47,7 +47,8 @@ export const AUDIT_RULES = [
   'datatrail-not-in-trace',
   'replicated-with-missing-files',
   'file-count-mismatch',
-  'heartbeat-error'
+  'heartbeat-error',
+  'classified-not-in-trace'
 ] as const
 export type AuditRule = (typeof AUDIT_RULES)[number]
 

@@ -44,7 +44,8 @@ export const RULE_LABELS: Readonly<Record<AuditFinding['rule'], string>> = {
   'datatrail-not-in-trace': 'In datatrail, not in trace',
   'replicated-with-missing-files': 'Replicated with missing files',
   'file-count-mismatch': 'File count mismatch',
-  'heartbeat-error': 'Heartbeat error'
+  'heartbeat-error': 'Heartbeat error',
+  'classified-not-in-trace': 'Classified, not in trace'
 }
 
 /** Where a finding points: `kko · Conversion`, or the stage alone for the classification. */

@@ -23,8 +23,9 @@ export function importCommand(io: CliIo): Command {
     .description('load events, traces, datatrail members and heartbeats from an NDJSON file, in bulk')
     .argument(
       '<file>',
-      'one JSON object a line: an event as POST /v1/events takes it, or with "kind": "trace", "datatrail" ' +
-        '(event_no, member and the six fields) or "heartbeat" (as POST /v1/event-tracer/heartbeats takes it)'
+      'one JSON object a line: an event as POST /v1/events takes it, or with "kind": "trace" (event_no and ' +
+        'stages/... keys, each as update-trace takes it), "datatrail" (event_no, member and the six fields) or ' +
+        '"heartbeat" (as POST /v1/event-tracer/heartbeats takes it)'
     )
     .action(async (file: string) => {
       const started = performance.now()

@@ -9,6 +9,7 @@ import { fieldText, InputError } from '../domain/input-error.js'
 import type { DatatrailRecord, EventRecord, TraceRecord } from '../domain/records.js'
 import { bodyChecks } from '../infrastructure/http/body-validators.js'
 import type { Sites } from '../vocabulary.js'
+import { traceLineCheck } from './trace-line.js'
 
 /** One line of an import file, checked and ready for the store's bulk methods. */
 export type ImportRecord =
@@ -34,6 +35,7 @@ export function recordParser(sites: Sites, now: number): (line: string) => Impor
   const heartbeatProblem = checkOf(heartbeatInputSchema(sites))
   const memberProblem = checkOf(DatatrailMemberSchema)
   const eventNoProblem = checkOf(Type.Object({ event_no: EventNoSchema }))
+  const traceProblem = traceLineCheck(sites, checkOf)
   const check = (problem: string | undefined) => {
     if (problem !== undefined) throw new RecordError(problem)
   }
@@ -46,7 +48,7 @@ export function recordParser(sites: Sites, now: number): (line: string) => Impor
     const { kind, ...rest } = record
     switch (kind) {
       case 'trace':
-        check(eventNoProblem(rest))
+        check(traceProblem(rest))
         return { kind, trace: rest }
       case 'datatrail': {
         const { event_no, member, ...value } = rest

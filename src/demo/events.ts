@@ -99,7 +99,10 @@ export class DemoGenerator {
     if (!baseband) return
 
     batch.baseband++
-    const plan = this.plan.draw(random, this.options.now - timestamp)
+    const plan = this.plan.draw(random, this.options.now - timestamp, classified)
+    // The classifier's update-trace creates the trace: an event the trace was never created for
+    // was not classified (a lost update is a fault of its own, Fault.classificationLost).
+    if (!plan.hasTrace) event.tsar_classification = null
     event.actions = this.basebandActions(event.actions.got.intensity === true)
     const context: PartsContext = { layout: this.layout, plan, random, eventNo, timestamp, classifiedAfter: classified ? classifiedAfter : Number.POSITIVE_INFINITY, nowSec: this.nowSec }
     if (plan.hasTrace) batch.traces.push(demoTrace(context, batch.transitions))

@@ -19,7 +19,13 @@ export const Fault = {
   /** actions.got disagrees with the trace's baseband_conversion (no audit rule reads actions.got). */
   got: 7,
   /** The site's clock ran half a day behind, so its stages were recorded complete before the event (completed-before-event). */
-  clockBehind: 8
+  clockBehind: 8,
+  /**
+   * The classifier wrote its classification to the event but its trace update was lost: the trace
+   * says the classification is incomplete (classified-not-in-trace). The event's, not a site's:
+   * it is placed at a site only to take its turn in the rotation.
+   */
+  classificationLost: 9
 } as const
 export type Fault = (typeof Fault)[keyof typeof Fault]
 
@@ -34,7 +40,8 @@ export const FAULT_ROTATION: readonly Fault[] = [
   Fault.lostUpdate,
   Fault.fileCountMismatch,
   Fault.registrationNotInTrace,
-  Fault.clockBehind
+  Fault.clockBehind,
+  Fault.classificationLost
 ]
 
 // Complete stages at a site once its data is converted, registered, replicated.
@@ -42,8 +49,11 @@ const CONVERTED = 2
 const REGISTERED = 3
 const REPLICATED = 4
 
-/** Whether a site that completed `progress` stages can have the fault: records cannot contradict work not done yet. */
-export function faultFits(fault: Fault, progress: number, noReplication: boolean): boolean {
+/**
+ * Whether a site that completed `progress` stages, of an event classified or not, can have the
+ * fault: records cannot contradict work not done yet.
+ */
+export function faultFits(fault: Fault, progress: number, noReplication: boolean, classified: boolean): boolean {
   switch (fault) {
     case Fault.registrationNotInDatatrail:
     case Fault.registrationNotInTrace:
@@ -56,6 +66,8 @@ export function faultFits(fault: Fault, progress: number, noReplication: boolean
       return progress >= CONVERTED
     case Fault.clockBehind:
       return progress >= 1
+    case Fault.classificationLost:
+      return classified
     default:
       return true
   }

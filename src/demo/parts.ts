@@ -33,7 +33,8 @@ export interface PartsContext {
  */
 export function demoTrace(context: PartsContext, history: FeedTransition[]): TraceRecord {
   const { layout, plan, random, eventNo, timestamp, classifiedAfter, nowSec } = context
-  const classified = Number.isFinite(classifiedAfter)
+  // A lost update leaves the trace as it was: classified in the event record, incomplete here.
+  const classified = Number.isFinite(classifiedAfter) && !plan.classificationLost()
   const trace: TraceRecord = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
   const completed = (key: string, afterMs: number, by: string) =>
     history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at: Math.min((timestamp + afterMs) / 1000, nowSec), by })

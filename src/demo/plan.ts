@@ -77,8 +77,12 @@ export class BasebandPlan {
     this.lostStage = new Int8Array(siteCount)
   }
 
+  /** The event was classified by the time of the plan. */
+  private classified = false
+
   /** A new plan: the primary site always dumps, outriggers often; stages complete as time passes. */
-  draw(random: Random, ageMs: number): this {
+  draw(random: Random, ageMs: number, classified: boolean): this {
+    this.classified = classified
     this.hasTrace = random() < TRACE_SHARE
     const happened = this.hasTrace || random() < ORPHAN_SHARE
     for (let site = 0; site < this.siteCount; site++) {
@@ -105,7 +109,7 @@ export class BasebandPlan {
     for (let next = 0; next < this.siteCount; next++) {
       const site = (first + next) % this.siteCount
       const progress = this.progress[site]!
-      if (progress < 0 || !faultFits(fault, progress, this.noReplication[site] === 1)) continue
+      if (progress < 0 || !faultFits(fault, progress, this.noReplication[site] === 1, this.classified)) continue
       this.fault[site] = fault
       if (fault === Fault.replicatedWithMissingFiles) this.missing[site] = 1 + Math.floor(random() * MAX_MISSING)
       // The lost update is the callback request's or, once registered, the conversion's.
@@ -132,6 +136,8 @@ export class BasebandPlan {
     return done
   }
 
+  /** The classifier's update of the trace was lost (Fault.classificationLost, at whichever site it was placed). */
+  classificationLost = () => this.fault.includes(Fault.classificationLost)
   requested = (site: number) => this.progress[site]! >= 0
   /** The site dumped data: the callback request went through. */
   dumped = (site: number) => this.progress[site]! >= 1

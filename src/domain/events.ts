@@ -5,6 +5,13 @@ import type { EventRecord } from './records.js'
 import { readUtcTime, toIsoUtc } from './time-window.js'
 
 export const UNCLASSIFIED = 'unclassified'
+/**
+ * The classification an event record holds, when it is one: null when none is set, and for
+ * `unclassified` (what a read shows for none) or an empty text another program may have written.
+ */
+export const classificationIn = (value: string | null | undefined): string | null =>
+  typeof value === 'string' && value !== '' && value !== UNCLASSIFIED ? value : null
+
 export const NO_ACTIONS: Actions = { want: {}, got: {} }
 
 /** Baseband data is asked for when actions.want sets `baseband` or any `{site}_baseband`. */

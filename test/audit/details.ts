@@ -49,6 +49,12 @@ t.test('each rule words its detail once, one plain sentence with the figures', a
       'datatrail member baseband is registered but data_registration at chime is incomplete'
     ],
     [
+      'classified-not-in-trace',
+      audit({ classification: 'astrophysical', trace: trace({ tsar: 'incomplete' }) }),
+      'classified-not-in-trace',
+      'the event is classified "astrophysical" but tsar_classification is incomplete in the trace'
+    ],
+    [
       'replicated-with-missing-files, one',
       audit({ trace: completeTrace('chime'), datatrail: [registered('baseband', { missing_files: ['/a'] })] }),
       'replicated-with-missing-files',

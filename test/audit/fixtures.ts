@@ -44,6 +44,8 @@ export const heartbeat = (id: number, site: string, options: { files?: number; f
 
 export interface Case {
   want?: Actions['want']
+  /** The event record's classification; none unless given. */
+  classification?: string | null
   trace?: TraceRecord | null
   datatrail?: AuditedParts['datatrail']
   heartbeats?: AuditedParts['heartbeats']
@@ -55,7 +57,7 @@ export interface Case {
 
 export function audit(c: Case): EventAudit {
   const parts: AuditedParts = {
-    event: { timestamp: T0, actions: { want: c.want ?? { baseband: true }, got: {} } },
+    event: { timestamp: T0, actions: { want: c.want ?? { baseband: true }, got: {} }, tsar_classification: c.classification ?? null },
     trace: c.trace === undefined ? null : c.trace,
     datatrail: c.datatrail ?? [],
     heartbeats: c.heartbeats ?? [],

@@ -9,6 +9,7 @@ const label = (item: AuditFinding) => `${item.site ?? '-'} ${item.stage ?? '-'} 
 t.test('findings by site (configured order, null first), stage (pipeline order, null first), then rule', async (t) => {
   const expected = [
     finding('stuck', null, null, ''),
+    finding('classified-not-in-trace', null, 'tsar_classification', ''),
     finding('stuck', null, 'tsar_classification', ''),
     finding('heartbeat-error', 'chime', 'baseband_conversion', ''),
     finding('datatrail-not-in-trace', 'chime', 'data_registration', ''),

@@ -41,6 +41,33 @@ async function smallStore(t: Test) {
   return env
 }
 
+t.test('a classified event whose trace says the classification is incomplete: a contradiction on tsar_classification; exit 1', async (t) => {
+  const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite') }
+  const store = openSqliteStore(env.TRACER_DB, defaultSites)
+  const record = (event_no: number, tsar_classification?: string) =>
+    toEventRecord(
+      { event_no, timestamp_utc: new Date(Date.now() - 2 * 60 * MINUTE).toISOString(), snr: 9, known_source_name: 'EXT', tsar_classification, actions: { want: { baseband: true }, got: {} } },
+      defaultSites,
+      1
+    )
+  await store.events.upsert([record(5, 'astrophysical'), record(6)])
+  await store.close()
+  const json = await audit(['--since', '1d', '--format', 'json'], env)
+  t.equal(json.status, 1, json.stderr)
+  const [classified, unclassified] = JSON.parse(json.stdout).events
+  t.equal(classified.verdict, 'contradiction')
+  t.strictSame(
+    classified.findings.filter((found: { stage: string }) => found.stage === 'tsar_classification').map((found: { rule: string }) => found.rule),
+    ['classified-not-in-trace', 'stuck'],
+    'the contradiction, and the stuck finding beside it'
+  )
+  t.equal(unclassified.verdict, 'stuck', 'an unclassified event past its deadline stays stuck')
+  t.notOk(unclassified.findings.some((found: { rule: string }) => found.rule === 'classified-not-in-trace'))
+  const table = await audit(['--since', '1d'], env, { terminal: true })
+  t.equal(table.status, 1)
+  t.match(table.stdout, /^ {7}5 .* contradiction .*classified-not-in-trace: the event is classified "astrophysical" but tsar_classification is incomplete in the trace/m)
+})
+
 t.test('a table on a terminal: the window, the counts by verdict, a line per stuck or contradictory event; exit 1', async (t) => {
   const env = await smallStore(t)
   const result = await audit(['--since', '7d'], env, { terminal: true })

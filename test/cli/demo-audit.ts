@@ -3,6 +3,7 @@ import t, { type Test } from 'tap'
 import { seedDemoOnFirstStart } from '../../src/bootstrap.js'
 import { loadConfig } from '../../src/config.js'
 import { auditEvent } from '../../src/domain/audit/audit-event.js'
+import { classificationIn } from '../../src/domain/events.js'
 import { keysetPages } from '../../src/store/pages.js'
 import { AUDIT_RULES, VERDICTS } from '../../src/vocabulary.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines } from '../../src/domain/stage-deadlines.js'
@@ -29,6 +30,8 @@ async function auditedFirstStartDemo(t: Test) {
   const events = { all: 0, ...zeros(VERDICTS) }
   const lastDay = zeros(VERDICTS)
   const eventsByRule = zeros(AUDIT_RULES)
+  // The classification's two kinds: classified but not in the trace, and not classified past its deadline.
+  const classification = { contradicted: 0, unclassifiedStuck: 0, classifiedOnlyStuck: 0 }
   const window = { start: NOW - 31 * DAY, end: NOW }
   for await (const page of keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.position, 500)) {
     for (const { position: event } of page) {
@@ -39,9 +42,14 @@ async function auditedFirstStartDemo(t: Test) {
       events[audit.verdict]++
       if (event.timestamp >= NOW - DAY) lastDay[audit.verdict]++
       for (const rule of new Set(audit.findings.map((found) => found.rule))) eventsByRule[rule]++
+      const onClassification = new Set(audit.findings.filter((found) => found.stage === 'tsar_classification').map((found) => found.rule))
+      const classified = classificationIn(parts.event.tsar_classification) !== null
+      if (onClassification.has('classified-not-in-trace')) classification.contradicted++
+      if (onClassification.has('stuck') && !classified) classification.unclassifiedStuck++
+      if (onClassification.has('stuck') && classified && !onClassification.has('classified-not-in-trace')) classification.classifiedOnlyStuck++
     }
   }
-  return { events, lastDay, eventsByRule }
+  return { events, lastDay, eventsByRule, classification }
 }
 
 t.test('the first start demo shows every kind of audit finding, and mostly consistent events', async (t) => {
@@ -55,4 +63,11 @@ t.test('the first start demo shows every kind of audit finding, and mostly consi
   // The dashboard shows the last 24 h by default: some of every verdict, the young ones in progress.
   for (const verdict of VERDICTS) t.ok(lastDay[verdict] > 0, `the last 24 h hold an event ${verdict} (${lastDay[verdict]})`)
   t.ok(lastDay.in_progress > lastDay.stuck, `recent events are mostly in progress, not stuck: ${JSON.stringify(lastDay)}`)
+})
+
+t.test('the demo holds the classification against the trace: classified but not in the trace, and unclassified and late', async (t) => {
+  const { classification } = await auditedFirstStartDemo(t)
+  t.ok(classification.contradicted >= 3, `classified events whose trace says the classification is incomplete (${classification.contradicted})`)
+  t.ok(classification.unclassifiedStuck >= 3, `unclassified events stuck on the classification (${classification.unclassifiedStuck})`)
+  t.equal(classification.classifiedOnlyStuck, 0, 'no classified event is shown merely stuck on its classification')
 })

@@ -29,7 +29,14 @@ const heartbeat = {
   sent: { trigger_time: '2024-05-01T10:00:05Z', error: null },
   received: { total_data_files: 1024, dir_size_gb: 60.5, finished_time: '2024-05-01T10:30:00Z', heartbeat_sent_unix_s: 1714559400.5 }
 }
-const trace = { event_no: 2, 'stages/tsar_classification': 'complete', 'stages/baseband_conversion/sites/kko': 'not_required', note: 'kept' }
+const trace = {
+  event_no: 2,
+  'stages/tsar_classification': 'complete',
+  'stages/baseband_callback_request/sites/kko': 'incomplete',
+  'stages/baseband_conversion/sites/kko': 'not_required',
+  create_timestamp: 1714557600.5,
+  update_timestamp: 1714557700.25
+}
 
 /** An NDJSON file in the test's folder from records (objects, or raw text for a line as it is). */
 function ndjson(t: Test, records: (object | string)[], name = 'import.ndjson'): string {
@@ -131,6 +138,55 @@ t.test('what makes a line bad', async (t) => {
     t.match(result.stderr, message, JSON.stringify(line))
     t.equal(result.stderr.split('\n').length, 2, 'one line')
   }
+})
+
+t.test('a trace line the API would refuse stops the import at that line, naming it and why; nothing of it is stored', async (t) => {
+  const db = join(t.testdir(), 'tracer.sqlite')
+  const path = join(t.testdir(), 'bad.ndjson')
+  writeFileSync(path, '{"kind":"trace","event_no":500003,"stages/baseband_callback_request/sites/chime":"done"}\n')
+  const result = await run(['import', path], { TRACER_DB: db })
+  t.equal(result.status, 1)
+  t.equal(
+    result.stderr,
+    `tracer: ${path} line 1: stages/baseband_callback_request/sites/chime: status must be one of complete, incomplete, not_required (the line holds "done")\n`
+  )
+  t.match(result.stdout, /^Imported 0 records .*, from the lines before line 1\.\n$/)
+  t.equal((await openStore(t, db).views.eventParts(500003)).trace, null, 'no trace stored')
+})
+
+t.test('a trace line is held to update-trace key by key: its stages, sites and statuses, and no other member', async (t) => {
+  // One folder for the store and the files: each t.testdir() call would empty it.
+  const dir = t.testdir()
+  const db = join(dir, 'tracer.sqlite')
+  const line = (fields: object) => ({ kind: 'trace', event_no: 7, 'stages/tsar_classification': 'complete', ...fields })
+  const cases: [object, RegExp][] = [
+    [line({ 'stages/baseband_conversion/sites/kko': 'done' }), /line 2: stages\/baseband_conversion\/sites\/kko: status must be one of complete, incomplete, not_required \(the line holds "done"\)\n$/],
+    [line({ 'stages/tsar_classification': 'Complete' }), /line 2: stages\/tsar_classification: status must be one of .* \(the line holds "Complete"\)\n$/],
+    [line({ 'stages/baseband_conversion/sites/kko': 1 }), /line 2: stages\/baseband_conversion\/sites\/kko: status must be string \(the line holds a number\)\n$/],
+    [line({ 'stages/baseband_conversion/sites/kko': { status: 'complete' } }), /line 2: stages\/baseband_conversion\/sites\/kko: status must be string \(the line holds an object\)\n$/],
+    [line({ 'stages/baseband_conversion/sites/kko': null }), /status must be string \(the line holds null\)\n$/],
+    [line({ 'stages/conversion/sites/kko': 'complete' }), /line 2: stages\/conversion\/sites\/kko: stage must be one of tsar_classification, baseband_callback_request, .*\n$/],
+    [line({ 'stages/baseband_conversion/sites/vla': 'complete' }), /line 2: stages\/baseband_conversion\/sites\/vla: site must be one of chime, kko, gbo, hco\n$/],
+    [line({ 'stages/baseband_conversion/sites/': 'complete' }), /line 2: stages\/baseband_conversion\/sites\/: site must NOT have fewer than 1 characters\n$/],
+    [line({ 'stages/tsar_classification/sites/chime': 'complete' }), /line 2: stages\/tsar_classification\/sites\/chime is not a trace key \(stages\/tsar_classification or stages\/\{stage\}\/sites\/\{site\}\)\n$/],
+    [line({ 'stages/baseband_conversion': 'complete' }), /line 2: stages\/baseband_conversion is not a trace key/],
+    [line({ 'stages/baseband_conversion/sites/kko/x': 'complete' }), /line 2: stages\/baseband_conversion\/sites\/kko\/x: site must be one of/],
+    [line({ note: 'kept' }), /line 2: note is not allowed\n$/],
+    [line({ update_timestamp: '2024-05-01' }), /line 2: update_timestamp must be number\n$/],
+    [line({ create_timestamp: -1 }), /line 2: create_timestamp must be >= 0\n$/]
+  ]
+  for (const [index, [bad, message]] of cases.entries()) {
+    const file = join(dir, `bad-trace-${index}.ndjson`)
+    writeFileSync(file, [event(100 + index), bad, event(200 + index)].map((record) => JSON.stringify(record)).join('\n') + '\n')
+    const result = await run(['import', file], { TRACER_DB: db })
+    t.equal(result.status, 1, JSON.stringify(bad))
+    t.match(result.stderr, message, JSON.stringify(bad))
+    t.match(result.stdout, /^Imported 1 records .*, from the lines before line 2\.\n$/, 'the line before it is stored')
+  }
+  const store = openStore(t, db)
+  for (const [index] of cases.entries()) t.ok(await store.events.find(100 + index), `line 1 of file ${index}, before the bad one, is stored`)
+  t.equal((await store.views.eventParts(7)).trace, null, 'nothing of a bad line')
+  t.equal(await store.events.find(200), null, 'nothing after it')
 })
 
 /** Control characters a message must never carry to the terminal: all but its closing newline. */

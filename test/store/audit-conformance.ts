@@ -28,7 +28,7 @@ async function recordsOf(store: Store, eventNo: number) {
 }
 
 type Write =
-  | { kind: 'event'; eventNo: number; hoursAgo: number; sites: string[] }
+  | { kind: 'event'; eventNo: number; hoursAgo: number; sites: string[]; classification: string | null }
   | { kind: 'status'; eventNo: number; key: string; status: 'complete' | 'incomplete' }
   | { kind: 'trace'; eventNo: number; keys: string[] }
   | { kind: 'member'; eventNo: number; site: string; registered: boolean; files: number; missing: number }
@@ -42,7 +42,14 @@ function writes(sites: Sites) {
   const eventNo = fc.constantFrom(...EVENT_NOS)
   const key = fc.oneof(fc.constantFrom(...sites.traceKeys), fc.constant('stages/unknown_stage/sites/chime'))
   return fc.oneof(
-    fc.record({ kind: fc.constant('event' as const), eventNo, hoursAgo: fc.integer({ min: -2, max: 80 }), sites: fc.subarray([...sites.names, 'elsewhere']) }),
+    fc.record({
+      kind: fc.constant('event' as const),
+      eventNo,
+      hoursAgo: fc.integer({ min: -2, max: 80 }),
+      sites: fc.subarray([...sites.names, 'elsewhere']),
+      // The record's classification: classified-not-in-trace holds it against the trace.
+      classification: fc.constantFrom(null, 'unclassified', 'astrophysical', 'rfi')
+    }),
     fc.record({ kind: fc.constant('status' as const), eventNo, key, status: fc.constantFrom('complete' as const, 'incomplete' as const) }),
     fc.record({ kind: fc.constant('trace' as const), eventNo, keys: fc.subarray([...sites.traceKeys]) }),
     fc.record({ kind: fc.constant('member' as const), eventNo, site, registered: fc.boolean(), files: fc.integer({ min: 0, max: 3 }), missing: fc.integer({ min: 0, max: 2 }) }),
@@ -63,7 +70,7 @@ function writes(sites: Sites) {
 }
 
 /** An event at `time` asking for baseband data from the sites in `want` (a name not configured as is). */
-export function event(eventNo: number, time: number, want: string[], sites: Sites): EventRecord {
+export function event(eventNo: number, time: number, want: string[], sites: Sites, classification: string | null = null): EventRecord {
   const flags = Object.fromEntries(want.map((site) => [sites.includes(site) ? sites.basebandKeyOf(site) : `${site}_baseband`, true]))
   return {
     event_no: eventNo,
@@ -71,7 +78,7 @@ export function event(eventNo: number, time: number, want: string[], sites: Site
     snr: 12.5,
     dm: null,
     known_source_name: 'FRB',
-    tsar_classification: null,
+    tsar_classification: classification,
     actions: { want: flags, got: {} },
     baseband_requested: want.length > 0,
     update_timestamp: time / 1000
@@ -98,7 +105,7 @@ export function auditConformance(t: Test, open: OpenAuditStore, sites: Sites) {
           at += 1
           switch (write.kind) {
             case 'event':
-              await store.events.upsert([event(write.eventNo, now - write.hoursAgo * HOUR, write.sites, sites)])
+              await store.events.upsert([event(write.eventNo, now - write.hoursAgo * HOUR, write.sites, sites, write.classification)])
               break
             case 'status':
               await store.traces.setStatus(write.eventNo, write.key, write.status, at, 'writer')

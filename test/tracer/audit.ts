@@ -13,7 +13,7 @@ interface Finding {
 }
 
 const stuck = (site: string | null, stage: string, detail: string): Finding => ({ rule: 'stuck', severity: 'stuck', site, stage, detail })
-const contradiction = (rule: string, site: string, stage: string, detail: string): Finding => ({ rule, severity: 'contradiction', site, stage, detail })
+const contradiction = (rule: string, site: string | null, stage: string, detail: string): Finding => ({ rule, severity: 'contradiction', site, stage, detail })
 
 /**
  * Writes one event through the routes and checks its record, alone (audit/{event_no}) and in the
@@ -92,6 +92,29 @@ t.test('datatrail-not-in-trace: the member registered, registration incomplete',
     findings: [
       contradiction('datatrail-not-in-trace', 'chime', 'data_registration', 'datatrail member baseband is registered but data_registration at chime is incomplete')
     ]
+  }))
+
+t.test('classified-not-in-trace: the event record classified, the trace says the classification is incomplete', (t) =>
+  audits(t, { event_no: 31, ago: 10 * MINUTE, classification: 'astrophysical', complete: ['baseband_callback_request@chime'] }, {
+    verdict: 'contradiction',
+    findings: [
+      contradiction('classified-not-in-trace', null, 'tsar_classification', 'the event is classified "astrophysical" but tsar_classification is incomplete in the trace')
+    ]
+  }))
+
+t.test('classified-not-in-trace beside stuck: past the deadline both stand, and the verdict is contradiction', (t) =>
+  audits(t, { event_no: 32, ago: 2 * HOUR, classification: 'rfi', complete: allStagesAt('chime'), datatrail: { baseband: member() } }, {
+    verdict: 'contradiction',
+    findings: [
+      contradiction('classified-not-in-trace', null, 'tsar_classification', 'the event is classified "rfi" but tsar_classification is incomplete in the trace'),
+      stuck(null, 'tsar_classification', 'tsar_classification incomplete 2.0 h after the event; deadline 1 h')
+    ]
+  }))
+
+t.test('an unclassified event past the classification deadline stays stuck, not a contradiction', (t) =>
+  audits(t, { event_no: 33, ago: 2 * HOUR, classification: 'unclassified', complete: allStagesAt('chime'), datatrail: { baseband: member() } }, {
+    verdict: 'stuck',
+    findings: [stuck(null, 'tsar_classification', 'tsar_classification incomplete 2.0 h after the event; deadline 1 h')]
   }))
 
 t.test('replicated-with-missing-files: replication complete, the member lists missing files', (t) =>

@@ -36,6 +36,8 @@ export interface EventState {
   ago: number
   /** actions.want; `{baseband: true}` (the primary site) unless given. */
   want?: Record<string, boolean>
+  /** The event record's tsar_classification; none unless given. */
+  classification?: string
   /** Keys set complete through update-trace: `tsar`, or `{stage}@{site}`. */
   complete?: string[]
   datatrail?: Record<string, ReturnType<typeof member>>
@@ -60,7 +62,8 @@ export async function pipelineApp(t: Test, env: ConfigInput = {}) {
   /** Writes the event and what the pipeline reported of it. */
   const report = async (state: EventState) => {
     const want = state.want ?? { baseband: true }
-    await write('/v1/events', [event(state.event_no, iso(NOW - state.ago), { actions: { want, got: {} } })])
+    const classification = state.classification === undefined ? {} : { tsar_classification: state.classification }
+    await write('/v1/events', [event(state.event_no, iso(NOW - state.ago), { actions: { want, got: {} }, ...classification })])
     for (const key of state.complete ?? []) {
       const [stage = '', site = 'chime'] = key === 'tsar' ? ['tsar_classification'] : key.split('@')
       await write('/v1/event-tracer/update-trace', { event: state.event_no, site, stage, status: 'complete' })

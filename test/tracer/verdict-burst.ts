@@ -178,7 +178,7 @@ t.test('a backlog holds each event once: from the verdict first left unsaid to t
 t.test('a change of the sites an event asks is a verdict change when the sites before are known, naming those it left', async (t) => {
   const settings = { sites: siteModel(['chime', 'kko', 'gbo']), deadlines: parseStageDeadlines(DEFAULT_STAGE_DEADLINES), now: Date.parse('2026-03-01T12:10:00Z') }
   const facts = emptyFacts(7)
-  facts.event = { timestamp: Date.parse('2026-03-01T12:00:00Z'), snr: 1, known_source_name: 'x', requested: ['chime'], listed: true }
+  facts.event = { timestamp: Date.parse('2026-03-01T12:00:00Z'), snr: 1, known_source_name: 'x', tsar_classification: null, requested: ['chime'], listed: true }
   const after = lookAt(facts, settings)
   const before = after.look
   t.equal(verdictChange(facts, before, after, settings), null, 'without the sites before: as before, nothing moved')

@@ -1,4 +1,4 @@
-import type { PipelineStage, Stage } from '../../vocabulary.js'
+import { CLASSIFICATION_STAGE, type PipelineStage, type Stage } from '../../vocabulary.js'
 
 /**
  * The `detail` sentence of each rule, worded once: the stage or record that holds, `but` (or
@@ -21,6 +21,8 @@ export const details = {
     `heartbeat ${heartbeatId} at ${site} reports ${reported} data files but datatrail member ${member} has num_files ${registered}`,
   completedBeforeEvent: (stage: PipelineStage, site: string | null, earlierMs: number) =>
     `${stageAt(stage, site)} was recorded complete ${elapsed(earlierMs)} before the event; an event time or a writer's clock is wrong`,
+  classifiedNotInTrace: (classification: string) =>
+    `the event is classified ${quoted(classification)} but ${CLASSIFICATION_STAGE} is incomplete in the trace`,
   heartbeatError: (site: string, heartbeatId: number, error: string) =>
     `heartbeat ${heartbeatId} at ${site} reports the error ${quoted(error)} but ${stageAt('baseband_conversion', site)} is complete`
 }

@@ -3,6 +3,7 @@ import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites, type Stage, type Stag
 import { datatrailMemberOutput, heartbeatOutput } from '../event-status.js'
 import type { EventRecord, TraceRecord } from '../records.js'
 import { storedStatus } from '../trace.js'
+import { classificationIn } from '../events.js'
 import { requestedSites } from './requested-sites.js'
 
 /** What the rules read of a site's datatrail member: whether it is registered, and its file counts. */
@@ -28,6 +29,8 @@ export interface KeptEvent {
   timestamp: number
   snr: number
   known_source_name: string
+  /** The classification the event record holds, when it is one (classificationIn); null otherwise. */
+  tsar_classification: string | null
   /** Configured sites the actions ask baseband data from, in configured order. */
   requested: string[]
   /** Whether the event is listed in the window audit: its actions ask for baseband data (any site, configured or not). */
@@ -117,11 +120,15 @@ function auditedKeys(sites: Sites): Map<string, AuditedKey> {
 /** Whether a trace key is one the audit reads. */
 export const isAuditedKey = (key: string, sites: Sites) => auditedKeys(sites).has(key)
 
-export function applyEvent(facts: KeptFacts, event: Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'actions' | 'baseband_requested'>, sites: Sites): void {
+/** What the facts read of an event record. */
+export type FactsOfEvent = Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'tsar_classification' | 'actions' | 'baseband_requested'>
+
+export function applyEvent(facts: KeptFacts, event: FactsOfEvent, sites: Sites): void {
   facts.event = {
     timestamp: event.timestamp,
     snr: event.snr,
     known_source_name: event.known_source_name,
+    tsar_classification: classificationIn(event.tsar_classification),
     requested: requestedSites(event.actions, sites),
     listed: event.baseband_requested
   }
@@ -176,7 +183,7 @@ export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record
 
 /** Everything stored of one event, as the rules read it. */
 export interface EventRecords {
-  event: Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'actions' | 'baseband_requested'> | null
+  event: FactsOfEvent | null
   trace: TraceRecord | null
   datatrail: readonly { member: string; value: Record<string, unknown> }[]
   heartbeats: readonly { heartbeat: HeartbeatInput | Record<string, unknown> }[]

@@ -32,7 +32,7 @@ export interface KeptReport {
 export type ReportBody = Pick<KeptReport, 'sites' | 'contradictions' | 'pending' | 'complete'>
 
 /** What the rules find in the facts of the sites `event` asked for, but `stuck`, which waits for a clock. */
-export function reportBody(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested'>, sites: Sites): ReportBody {
+export function reportBody(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested' | 'tsar_classification'>, sites: Sites): ReportBody {
   const audited = eventFacts(facts, event, sites)
   return {
     sites: event.requested,

@@ -139,5 +139,10 @@ export const FIXTURE_EVENTS: readonly FixtureEvent[] = [
     ...none(),
     datatrail: [member('baseband', { registered: 'yes' }), member('xyz_baseband', { registered: true, num_files: 1, missing_files: [] })],
     heartbeats: [fixtureHeartbeat(9, 91, 'xyz', { error: 'x' })]
-  }
+  },
+  // Classified by the event record while the trace's classification stays incomplete: the
+  // classifier's trace update was lost (and, past the deadline, stuck beside it).
+  { event: { ...event(10, { baseband: true }), tsar_classification: 'rfi' }, trace: trace(10, { 'baseband_callback_request@chime': 'complete' }), ...none() },
+  // `unclassified` is no classification: only stuck, once the deadline passes.
+  { event: { ...event(11, { baseband: true }), tsar_classification: 'unclassified' }, trace: trace(11, { tsar: 'incomplete' }), ...none() }
 ]

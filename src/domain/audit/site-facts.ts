@@ -5,7 +5,7 @@ import { siteFacts, type KeptEvent, type KeptFacts, type KeptSite, type MemberFa
 
 /** One event's records as stored, whoever wrote them. */
 export interface AuditedParts {
-  event: Pick<EventRecord, 'timestamp' | 'actions'>
+  event: Pick<EventRecord, 'timestamp' | 'actions' | 'tsar_classification'>
   trace: TraceRecord | null
   datatrail: readonly Pick<DatatrailRecord, 'member' | 'value'>[]
   heartbeats: readonly Pick<HeartbeatRecord, 'heartbeat'>[]
@@ -24,16 +24,20 @@ export interface SiteFacts extends Pick<KeptSite, 'last_finished' | 'last_error'
 }
 
 export interface EventFacts {
+  /** The trace's `stages/tsar_classification`. */
   classification: StageStatus
+  /** The classification the event record holds, null when it holds none (KeptEvent.tsar_classification). */
+  classifiedAs: string | null
   sites: SiteFacts[]
   /** When each key was first recorded complete, seconds since the epoch. */
   firstCompletions: ReadonlyMap<string, number>
 }
 
 /** The facts of the sites the event asked for, in configured order. */
-export function eventFacts(facts: KeptFacts, event: Pick<KeptEvent, 'requested'>, configuredSites: Sites): EventFacts {
+export function eventFacts(facts: KeptFacts, event: Pick<KeptEvent, 'requested' | 'tsar_classification'>, configuredSites: Sites): EventFacts {
   return {
     classification: facts.classification,
+    classifiedAs: event.tsar_classification,
     firstCompletions: new Map(Object.entries(facts.first_completions)),
     sites: event.requested.map((site) => {
       const kept = siteFacts(facts, site)

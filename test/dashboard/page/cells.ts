@@ -25,3 +25,10 @@ t.test('only the findings naming the cell’s site and stage count, and they com
   t.equal(classification.state, 'stuck', 'the classification has no site')
   t.strictSame(classification.findings, [elsewhere[2]])
 })
+
+t.test('the classification cell of a classified event whose trace says incomplete is a contradiction, its stuck finding beside it', async (t) => {
+  const findings = [finding('classified-not-in-trace', null, 'tsar_classification'), finding('stuck', null, 'tsar_classification')]
+  const cell = cellOf(findings, null, 'tsar_classification', 'incomplete')
+  t.equal(cell.state, 'contradiction')
+  t.strictSame(cell.findings, findings, 'both findings come with it')
+})
