@@ -3,7 +3,7 @@ import { EventNoSchema } from '../../schemas/common.js'
 import { updateTraceRequestSchema } from '../../schemas/trace.js'
 import { InputError } from '../domain/input-error.js'
 import { updatedKey } from '../domain/trace.js'
-import type { BodyCheck } from '../infrastructure/body-validators.js'
+import type { BodyCheck } from '../infrastructure/http/body-validators.js'
 import { CLASSIFICATION_STAGE, type Sites } from '../vocabulary.js'
 
 /** A value the line holds, short: a short text quoted, anything else by its JSON type. */
