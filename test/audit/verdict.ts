@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { AuditFinding } from '../../schemas/audit.js'
-import { finding } from '../../src/domain/audit/rules.js'
+import { finding } from '../../src/domain/audit/findings.js'
 import { verdictOf } from '../../src/domain/audit/verdict.js'
 import { audit, completeTrace, HOUR, MINUTE, registered } from './fixtures.js'
 

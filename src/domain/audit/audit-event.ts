@@ -2,10 +2,10 @@ import { classificationIn } from '../events.js'
 import { factsOf, type KeptEvent, type KeptFacts } from './kept-facts.js'
 import { auditOfReport, reportBody } from './kept-report.js'
 import { requestedSites } from './requested-sites.js'
-import type { AuditSettings, EventAudit } from './audit-settings.js'
+import type { AuditSettings, EventAudit } from './audited-event.js'
 import type { AuditedParts } from './site-facts.js'
 
-export type { AuditSettings, EventAudit } from './audit-settings.js'
+export type { AuditSettings, EventAudit } from './audited-event.js'
 
 /**
  * One event held against its datatrail, its heartbeats and the clock, from its facts (kept by the

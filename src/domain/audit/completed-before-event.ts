@@ -1,7 +1,7 @@
 import type { AuditFinding } from '../../../schemas/audit.js'
 import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type PipelineStage } from '../../vocabulary.js'
 import { details } from './details.js'
-import { finding } from './rules.js'
+import { finding } from './findings.js'
 import type { EventFacts } from './site-facts.js'
 
 /**

@@ -1,6 +1,6 @@
 import type { AuditFinding } from '../../../schemas/audit.js'
 import { details } from './details.js'
-import { finding } from './rules.js'
+import { finding } from './findings.js'
 import type { SiteFacts } from './site-facts.js'
 
 /** The trace and the datatrail against what the site's heartbeats report. */

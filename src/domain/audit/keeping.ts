@@ -1,5 +1,5 @@
 import type { VerdictChange } from '../../../schemas/audit.js'
-import type { AuditSettings } from './audit-settings.js'
+import type { AuditSettings } from './audited-event.js'
 import { LOOK_CLOCK_TOLERANCE_MS } from './kept-check.js'
 import { compact, type KeptFacts } from './kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from './kept-look.js'

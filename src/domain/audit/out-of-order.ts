@@ -1,7 +1,7 @@
 import type { AuditFinding } from '../../../schemas/audit.js'
 import { STAGES } from '../../vocabulary.js'
 import { details } from './details.js'
-import { finding } from './rules.js'
+import { finding } from './findings.js'
 import type { SiteFacts } from './site-facts.js'
 
 /** `out-of-order`: a stage complete while an earlier stage at its site is not; one per such later stage. */

@@ -2,7 +2,7 @@ import type { AuditFinding } from '../../../schemas/audit.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import { CLASSIFICATION_STAGE, STAGES, type PipelineStage } from '../../vocabulary.js'
 import { details } from './details.js'
-import { finding } from './rules.js'
+import { finding } from './findings.js'
 import type { EventFacts } from './site-facts.js'
 
 /** An audited stage still incomplete: its site (null for the classification) and stage. */

@@ -1,5 +1,11 @@
-import type { AuditFinding } from '../../../schemas/audit.js'
+import type { AuditFinding, AuditRule, AuditSeverity } from '../../../schemas/audit.js'
 import { PIPELINE_STAGES } from '../../vocabulary.js'
+
+const severityOf = (rule: AuditRule): AuditSeverity => (rule === 'stuck' ? 'stuck' : 'contradiction')
+
+export function finding(rule: AuditRule, site: string | null, stage: AuditFinding['stage'], detail: string): AuditFinding {
+  return { rule, severity: severityOf(rule), site, stage, detail }
+}
 
 /**
  * Findings by site (configured order, null first), then stage (pipeline order, null first), then
