@@ -125,3 +125,21 @@ t.test('a verdict change that cannot be written is skipped and counted: the rest
   t.strictSame(ninth.verdicts.map((change) => change.event_no), [9])
   t.equal(app.verdictHub.unwritable, 1, 'the bad row is counted once')
 })
+
+t.test('a verdict change row that is not JSON at all is skipped and counted too: the feed goes on past it', async (t) => {
+  const { app, reader } = await tracerApp(t)
+  const all = await openStream(t, app, reader, '?verdicts=true')
+  await putEvents(app, [event(1, at(Date.now()))])
+  await all.until(() => all.verdicts.length >= 1, 'event 1 enters the audit')
+  const db = openKeptDatabase(app.config.TRACER_DB)
+  t.teardown(() => db.close())
+  const written = db.prepare<[], string>('SELECT message FROM audit_changes WHERE event_no = 1').pluck().get()!
+  const insert = db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)')
+  db.transaction(() => {
+    insert.run(8, '{"event_no": 8, "from": nul')
+    insert.run(1, written)
+  })()
+  await all.until(() => all.verdicts.length >= 2, 'the change after the broken row')
+  t.strictSame(all.verdicts.map((change) => change.event_no), [1, 1])
+  t.equal(app.verdictHub.unwritable, 1, 'the broken row is counted')
+})
