@@ -30,6 +30,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
       prefixTrailingSlash: 'no-slash',
       onRequest: limits.login,
       preValidation: limits.loginAs,
+      onResponse: limits.answered,
       schema: {
         tags: ['auth'],
         operationId: 'login',
@@ -37,7 +38,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         description:
           'The new refresh token replaces the previous one of the user; access tokens already issued stay ' +
           `valid until they expire. Rate limited: ${config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT} attempts a minute ` +
-          `per address and ${config.AUTH_RATE_LIMIT} per (address, username), successful or not, and ` +
+          `per address and ${config.AUTH_RATE_LIMIT} per (address, username) that do not log in (a login that succeeds counts nowhere), and ` +
           `${config.AUTH_USER_FAILURE_LIMIT} failed attempts per username every ${config.AUTH_USER_FAILURE_WINDOW} seconds, beyond which ` +
           'only addresses that have failed for that username wait.',
         security: noSecurity(),
@@ -48,22 +49,24 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         }
       }
     },
-    async (request) => {
+    async (request, reply) => {
       const { body } = request
       const refused = async () => {
         await limits.failed(request)
         return authenticationFailed(WRONG_CREDENTIALS)
       }
-      const user = await store.users.find(body.username)
-      const passwordMatches = await verifyPassword(body.password, user?.password_hash)
-      if (user === null || !passwordMatches) throw await refused()
-      const refresh_token = newRefreshToken()
-      const expiresAt = Date.now() + config.REFRESH_TOKEN_TTL * 1000
-      // The user may have been removed while the password was being checked.
-      if (!(await store.users.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
-        throw await refused()
-      }
-      return { access_token: tokens.issue(user.name), refresh_token }
+      return limits.attempt(request, reply, async () => {
+        const user = await store.users.find(body.username)
+        const passwordMatches = await verifyPassword(body.password, user?.password_hash)
+        if (user === null || !passwordMatches) throw await refused()
+        const refresh_token = newRefreshToken()
+        const expiresAt = Date.now() + config.REFRESH_TOKEN_TTL * 1000
+        // The user may have been removed while the password was being checked.
+        if (!(await store.users.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
+          throw await refused()
+        }
+        return { access_token: tokens.issue(user.name), refresh_token }
+      })
     }
   )
 

@@ -22,7 +22,7 @@ import { fromRequest } from '../src/infrastructure/http/request-input.js'
 
 /** The event list: keyset pages, one event, several by number, and batch upserts (JSON array or NDJSON). */
 const events: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, config } = fastify
+  const { store, config, windowReads } = fastify
   const sites = config.TRACER_SITES
   fastify.addHook('onRequest', fastify.authenticate)
 
@@ -117,14 +117,19 @@ const events: FastifyPluginAsyncTypebox = async (fastify) => {
         response: { 200: ref(eventsByNumberSchema(sites), { description: 'The events found.' }), ...errorResponses(400, 401, 413, 415, 503) }
       }
     },
-    async ({ body: { event_ids } }, reply) => {
-      const found = new Map((await store.events.findMany(event_ids)).map((event) => [event.event_no, event]))
-      // Made as text: an object puts integer-like keys in ascending order, not in the order asked.
-      const members = [...new Set(event_ids)].flatMap((eventNo) => {
-        const event = found.get(eventNo)
-        return event === undefined ? [] : [`"${eventNo}":${eventJson(event, sites)}`]
+    async (request, reply) => {
+      const { event_ids } = request.body
+      // Up to a thousand events read and written out: a turn of the expensive reads' queue, as a page of a report.
+      const text = await windowReads.run(request.user.user_id, async () => {
+        const found = new Map((await store.events.findMany(event_ids)).map((event) => [event.event_no, event]))
+        // Made as text: an object puts integer-like keys in ascending order, not in the order asked.
+        const members = [...new Set(event_ids)].flatMap((eventNo) => {
+          const event = found.get(eventNo)
+          return event === undefined ? [] : [`"${eventNo}":${eventJson(event, sites)}`]
+        })
+        return `{${members.join(',')}}`
       })
-      return sendJsonText(reply, `{${members.join(',')}}`)
+      return sendJsonText(reply, text)
     }
   )
 

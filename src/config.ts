@@ -134,12 +134,12 @@ export const ConfigSchema = Type.Object({
   AUTH_RATE_LIMIT: Type.Integer({
     minimum: 1,
     default: 10,
-    description: 'POST /auth attempts a minute, per client address and per (address, username).'
+    description: 'POST /auth attempts that do not log in, a minute, per client address and per (address, username).'
   }),
   AUTH_ADDRESS_RATE_LIMIT: Type.Optional(
     Type.Integer({
       minimum: 1,
-      description: 'POST /auth attempts a minute per client address; unset: AUTH_RATE_LIMIT.'
+      description: 'POST /auth attempts that do not log in, a minute, per client address; unset: AUTH_RATE_LIMIT.'
     })
   ),
   AUTH_USER_FAILURE_LIMIT: Type.Integer({

@@ -7,12 +7,19 @@ type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>
 
 export interface AuthLimits {
-  /** onRequest of POST /auth: every attempt, per client address, before the body is read. */
+  /** onRequest of POST /auth: refused before the body is read when the address has no attempt left. */
   login: Hook
-  /** preValidation of POST /auth: every attempt per (address, username); then the username's failures so far, for an address that has failed. */
+  /** preValidation of POST /auth: likewise per (address, username); then the username's failures so far, for an address that has failed. */
   loginAs: Hook
+  /**
+   * The handler of POST /auth runs its `login` through this: the attempt counts as failed while it
+   * runs, and after unless it logs in, so a burst of attempts at once is held to the limits too.
+   */
+  attempt<T>(request: FastifyRequest, reply: FastifyReply, login: () => Promise<T>): Promise<T>
   /** Counts a wrong password (or an unknown username) against the username, and against this address for it. */
   failed(request: FastifyRequest): Promise<void>
+  /** onResponse of POST /auth: an answer given before the handler (a malformed body) is a failed attempt too. */
+  answered: Hook
   /** onRequest of POST /auth/refresh: per client address, before the token is checked. */
   refresh: Hook
 }
@@ -20,31 +27,31 @@ export interface AuthLimits {
 const MINUTE = 60_000
 
 /**
- * The limits that keep anyone from guessing passwords quickly without letting a third party lock an
- * owner out. Every attempt counts per address and per (address, username), so one address guesses
- * slowly. Per username only failures count, with a much higher limit: once it is reached, every
+ * The limits that keep anyone from guessing passwords quickly without letting a third party, or the
+ * owner's own successful logins, lock an owner out. Every attempt that does not log in counts per
+ * address and per (address, username), so one address guesses slowly; an attempt counts as failed
+ * from its start until it has logged in, so attempts sent all at once cannot outrun the count. A
+ * login that succeeds counts nowhere: pipeline workers behind one NAT log in as often as they need
+ * without locking out anyone at their address. A refusal (429) is not an attempt and does not count.
+ *
+ * Per username only wrong credentials count, with a much higher limit: once it is reached, every
  * address that has failed for that username waits out the window, so guesses spread over many
- * addresses stay slow (one each per window). An address that has not failed for it is never refused
- * by that limit: the owner's right password, from an address of their own, always works, however
- * many strangers keep guessing, and pipeline workers logging in as one user never trip anything by
- * succeeding.
+ * addresses stay slow (one each per window). An address that has not failed for it is never
+ * refused by that limit: the owner's right password, from an address of their own, always works,
+ * however many strangers keep guessing.
  *
  * @fastify/rate-limit can read a counter without counting, which is all that counting only failures
- * needs: the username's failures are read before the password is checked and counted after it
- * fails. Counters live in this process, in LRU maps of 5000 keys each.
+ * needs: a counter is read before the password is checked and counted after it fails. Counters live
+ * in this process, in LRU maps of 5000 keys each.
  */
 export async function authLimits(fastify: FastifyInstance, config: Config): Promise<AuthLimits> {
   await fastify.register(rateLimit, { global: false })
   const perAddress = fastify.createRateLimit({
     max: config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT,
-    timeWindow: MINUTE
-  })
-  const perAddressAndUsername = fastify.createRateLimit({
-    max: config.AUTH_RATE_LIMIT,
     timeWindow: MINUTE,
-    // The address never holds a newline, so the first one separates it from any username.
-    keyGenerator: (request) => `${normalizeIP(request.ip)}\n${usernameOf(request)}`
+    keyGenerator: addressKey
   })
+  const perAddressAndUsername = fastify.createRateLimit({ max: config.AUTH_RATE_LIMIT, timeWindow: MINUTE, keyGenerator: addressAndUsernameKey })
   const failuresPerUsername = fastify.createRateLimit({
     max: config.AUTH_USER_FAILURE_LIMIT,
     timeWindow: config.AUTH_USER_FAILURE_WINDOW * 1000,
@@ -54,15 +61,37 @@ export async function authLimits(fastify: FastifyInstance, config: Config): Prom
   const failuresPerAddressAndUsername = fastify.createRateLimit({
     max: 1,
     timeWindow: config.AUTH_USER_FAILURE_WINDOW * 1000,
-    keyGenerator: (request) => `${normalizeIP(request.ip)}\n${usernameOf(request) ?? ''}`
+    keyGenerator: addressAndUsernameKey
   })
   const refreshPerAddress = fastify.createRateLimit({ max: config.REFRESH_RATE_LIMIT, timeWindow: MINUTE })
 
+  const underWay = new AttemptsUnderWay()
+  /** The requests whose attempt the handler counted (or let off): the answer does not count it again. */
+  const counted = new WeakSet<FastifyRequest>()
+  const limitsOf = (request: FastifyRequest) => {
+    const limits = [{ limiter: perAddress, key: `address\n${addressKey(request)}` }]
+    if (usernameOf(request) !== undefined) limits.push({ limiter: perAddressAndUsername, key: `user\n${addressAndUsernameKey(request)}` })
+    return limits
+  }
+  /** 429 when the failures so far, and the attempts under way `ahead` of this one, leave it no room. */
+  const refuseWhenSpent = async (request: FastifyRequest, reply: FastifyReply, limiter: Limiter, ahead: number) => {
+    const failures = await limiter(request, { increment: false })
+    if (failures.isAllowed) return
+    if (failures.remaining - ahead <= 0) throw tooMany(reply, 'login attempts', Math.max(1, failures.ttlInSeconds))
+  }
+  const countFailed = async (request: FastifyRequest) => {
+    for (const { limiter } of limitsOf(request)) await limiter(request)
+  }
+
   return {
-    login: async (request, reply) => counted(reply, await perAddress(request), 'login attempts'),
+    login: async (request, reply) => {
+      const { limiter, key } = limitsOf(request)[0]!
+      await refuseWhenSpent(request, reply, limiter, underWay.count(key))
+    },
     loginAs: async (request, reply) => {
       if (usernameOf(request) === undefined) return
-      counted(reply, await perAddressAndUsername(request), 'login attempts')
+      const { key } = limitsOf(request)[1]!
+      await refuseWhenSpent(request, reply, perAddressAndUsername, underWay.count(key))
       const failures = await failuresPerUsername(request, { increment: false })
       if (failures.isAllowed || failures.remaining > 0) return
       const failedHere = await failuresPerAddressAndUsername(request, { increment: false })
@@ -71,23 +100,71 @@ export async function authLimits(fastify: FastifyInstance, config: Config): Prom
         throw tooMany(reply, 'failed logins for this username', Math.min(failures.ttlInSeconds, failedHere.ttlInSeconds))
       }
     },
+    attempt: async (request, reply, login) => {
+      counted.add(request)
+      const limits = limitsOf(request)
+      // Joined before anything is awaited: of attempts arriving together, each sees those ahead of it.
+      const places = limits.map(({ key }) => underWay.join(key))
+      try {
+        for (const [index, { limiter }] of limits.entries()) await refuseWhenSpent(request, reply, limiter, places[index]! - 1)
+      } catch (error) {
+        for (const { key } of limits) underWay.leave(key)
+        throw error
+      }
+      try {
+        return await login()
+      } catch (error) {
+        await countFailed(request)
+        throw error
+      } finally {
+        for (const { key } of limits) underWay.leave(key)
+      }
+    },
     failed: async (request) => {
       await failuresPerUsername(request)
       await failuresPerAddressAndUsername(request)
     },
-    refresh: async (request, reply) => counted(reply, await refreshPerAddress(request), 'refresh requests')
+    answered: async (request, reply) => {
+      if (counted.has(request) || reply.statusCode === 200 || reply.statusCode === 429) return
+      await countFailed(request)
+    },
+    refresh: async (request, reply) => {
+      const result = await refreshPerAddress(request)
+      if (!result.isAllowed && result.isExceeded) throw tooMany(reply, 'refresh requests', result.ttlInSeconds)
+    }
   }
 }
+
+/** Login attempts under way, by limit key: each counts as failed until it has logged in. */
+class AttemptsUnderWay {
+  readonly #counts = new Map<string, number>()
+
+  count(key: string): number {
+    return this.#counts.get(key) ?? 0
+  }
+
+  /** Adds an attempt; its place among those under way, from 1. */
+  join(key: string): number {
+    const place = this.count(key) + 1
+    this.#counts.set(key, place)
+    return place
+  }
+
+  leave(key: string) {
+    const left = this.count(key) - 1
+    if (left <= 0) this.#counts.delete(key)
+    else this.#counts.set(key, left)
+  }
+}
+
+const addressKey = (request: FastifyRequest) => normalizeIP(request.ip)
+// The address never holds a newline, so the first one separates it from any username.
+const addressAndUsernameKey = (request: FastifyRequest) => `${normalizeIP(request.ip)}\n${usernameOf(request) ?? ''}`
 
 /** The username of a login body not yet validated: a string, or undefined. */
 function usernameOf(request: FastifyRequest): string | undefined {
   const username = (request.body as { username?: unknown } | null | undefined)?.username
   return typeof username === 'string' ? username : undefined
-}
-
-/** After a counting call: 429 once the count is past the limit. */
-function counted(reply: FastifyReply, result: Awaited<ReturnType<Limiter>>, what: string) {
-  if (!result.isAllowed && result.isExceeded) throw tooMany(reply, what, result.ttlInSeconds)
 }
 
 /** 429 TooManyRequests, with Retry-After. */

@@ -165,17 +165,41 @@ t.test('unknown usernames count their failures like known ones', async (t) => {
   t.strictSame(answers, [401, 401, 401, 429], 'the answers do not tell whether the user exists')
 })
 
-t.test('every attempt counts per (address, username) as well as per address', async (t) => {
+t.test('failed attempts count per (address, username) as well as per address', async (t) => {
   const app = await build(t, { AUTH_RATE_LIMIT: '3', AUTH_ADDRESS_RATE_LIMIT: '100' })
   await addUser(app, 'ana', 'pw')
   await addUser(app, 'bob', 'pw')
-  for (let i = 0; i < 3; i++) t.equal((await postAuth(app, { username: 'ana', password: 'pw' })).statusCode, 200)
+  for (let i = 0; i < 3; i++) t.equal((await postAuth(app, { username: 'ana', password: `guess ${i}` })).statusCode, 401)
   const fourth = await postAuth(app, { username: 'ana', password: 'pw' })
-  t.equal(fourth.statusCode, 429, 'the fourth attempt of one username from one address waits, successes included')
+  t.equal(fourth.statusCode, 429, 'the fourth attempt of one username from one address waits, even with the right password')
   t.ok(Number(fourth.headers['retry-after']) > 0)
   t.equal((await postAuth(app, { username: 'bob', password: 'pw' })).statusCode, 200, 'another username from that address')
   const elsewhere = await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.5.1' })
   t.equal(elsewhere.statusCode, 200, 'the same username from another address')
+})
+
+t.test('logins that succeed count nowhere: workers behind one address log in as often as they need, and nobody there is locked out', async (t) => {
+  const app = await build(t)
+  await addUser(app, 'pipeline', 'pw')
+  await addUser(app, 'operator', 'the operator’s')
+  const statuses = new Set<number>()
+  // Thirty logins a minute from one NAT: three times the limit of its address, all of them right.
+  for (let i = 0; i < 30; i++) statuses.add((await postAuth(app, { username: 'pipeline', password: 'pw' }, { remoteAddress: '10.0.6.1' })).statusCode)
+  t.strictSame([...statuses], [200], 'every worker logs in')
+  const operator = await postAuth(app, { username: 'operator', password: 'the operator’s' }, { remoteAddress: '10.0.6.1' })
+  t.equal(operator.statusCode, 200, 'the operator behind the same NAT logs in')
+  const typo = await postAuth(app, { username: 'operator', password: 'the operators' }, { remoteAddress: '10.0.6.1' })
+  t.equal(typo.statusCode, 401, 'a typo there is answered as a typo, not refused')
+})
+
+t.test('attempts sent all at once are held to the limit: each counts as failed until it has logged in', async (t) => {
+  const app = await build(t, { AUTH_RATE_LIMIT: '3' })
+  await addUser(app, 'ana', 'pw')
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => postAuth(app, { username: 'ana', password: `guess ${i}` }, { remoteAddress: '10.0.6.2' })))
+  const guessed = answers.filter((answer) => answer.statusCode === 401).length
+  t.ok(guessed >= 1 && guessed <= 3, `${guessed} of twelve guesses at once were checked, at most the limit`)
+  t.strictSame(new Set(answers.map((answer) => answer.statusCode)), new Set([401, 429]), 'the others refused with 429')
+  t.equal((await postAuth(app, { username: 'ana', password: 'pw' }, { remoteAddress: '10.0.6.2' })).statusCode, guessed === 3 ? 429 : 200, 'the count holds what was checked, no more')
 })
 
 t.test('behind a proxy named in TRUST_PROXY the limits are per client, from X-Forwarded-For', async (t) => {

@@ -66,3 +66,29 @@ t.test('two users behind one address: one holding its whole share leaves the oth
   held.pop()!()
   t.equal((await app.inject({ url: `/v1/event-tracer/stage-latency?${YEAR}`, headers: { authorization: third }, remoteAddress: '192.0.2.9' })).statusCode, 200, 'and behind the address once a slot is given back')
 })
+
+t.test('the batch read takes its turns in the queue of expensive reads: it waits while the queue is busy, and turns go round the users', async (t) => {
+  const { app, reader: hog } = await tracerApp(t)
+  await putEvents(app, Array.from({ length: 20 }, (_, i) => event(i + 1, new Date(start + i * DAY).toISOString())))
+  const other = (await userWithTokens(app, 'other', 'reader')).access_token
+  const served: string[] = []
+  const ask = (who: string, token: string) =>
+    app
+      .inject({ method: 'POST', url: '/v1/events/get_events', headers: { authorization: token }, payload: { event_ids: [3, 1, 2] } })
+      .then((response) => {
+        served.push(`${who} ${response.statusCode}`)
+        return response
+      })
+  // The queue is busy: another user's page read holds its one turn (one at a time on SQLite).
+  const end = await app.windowReads.turn('someone else')
+  const asked = [...Array.from({ length: 5 }, () => ask('hog', hog)), ask('other', other)]
+  const settled = Promise.all(asked)
+  // Until all six wait in line or any is answered: a count, not a time.
+  while (app.windowReads.waiting < 6 && served.length === 0) await new Promise((resolve) => setImmediate(resolve))
+  t.strictSame(served, [], 'no batch read is answered while the queue is busy')
+  t.equal(app.windowReads.waiting, 6, 'all six wait for a turn')
+  end()
+  const responses = await settled
+  t.ok(responses.every((response) => response.statusCode === 200 && response.body.startsWith('{"3":')), 'each then answered whole')
+  t.ok(served.indexOf('other 200') <= 1, `the other user's read comes in the first round: ${served.join(', ')}`)
+})

@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { get, post, putEvents, event, tracerApp } from './fixtures.js'
 import type { App } from '../helper.js'
 import { SseClient } from '../sse.js'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 
 const STREAM = '/v1/event-tracer/stream'
 
@@ -95,4 +96,50 @@ t.test('a stage turns stuck on the stream once the app’s clock reaches its dea
   )
   t.equal(client.transitions.length, 0, 'no write: no transition')
   t.equal((await get(app, '/v1/event-tracer/audit/5', reader)).json().verdict, 'stuck')
+})
+
+t.test('a verdict change that cannot be written is skipped and counted: the rest of its page reaches every stream', async (t) => {
+  const { app, reader } = await tracerApp(t)
+  const all = await openStream(t, app, reader, '?verdicts=true')
+  const ninth = await openStream(t, app, reader, '?verdicts=true&event_no=9')
+  await putEvents(app, [event(1, at(Date.now()))])
+  await all.until(() => all.verdicts.length >= 1, 'event 1 enters the audit')
+  const db = openKeptDatabase(app.config.TRACER_DB)
+  t.teardown(() => db.close())
+  const written = db.prepare<[], string>('SELECT message FROM audit_changes WHERE event_no = 1').pluck().get()!
+  const changeOf = (eventNo: number) => {
+    const change = JSON.parse(written) as { event_no: number; audit: { event_no: number } }
+    change.event_no = change.audit.event_no = eventNo
+    return JSON.stringify(change)
+  }
+  // One page of the feed: a change, a row the verdict schema refuses (no `to`, no `audit`, ...), another change.
+  const insert = db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)')
+  db.transaction(() => {
+    insert.run(10, changeOf(10))
+    insert.run(8, JSON.stringify({ event_no: 8, from: null }))
+    insert.run(9, changeOf(9))
+  })()
+  await all.until(() => all.verdicts.length >= 3, 'the page’s two good changes')
+  await ninth.until(() => ninth.verdicts.length >= 1, 'event 9 on its own stream')
+  t.strictSame(all.verdicts.map((change) => change.event_no), [1, 10, 9], 'the changes either side of the bad row, in order')
+  t.strictSame(ninth.verdicts.map((change) => change.event_no), [9])
+  t.equal(app.verdictHub.unwritable, 1, 'the bad row is counted once')
+})
+
+t.test('a verdict change row that is not JSON at all is skipped and counted too: the feed goes on past it', async (t) => {
+  const { app, reader } = await tracerApp(t)
+  const all = await openStream(t, app, reader, '?verdicts=true')
+  await putEvents(app, [event(1, at(Date.now()))])
+  await all.until(() => all.verdicts.length >= 1, 'event 1 enters the audit')
+  const db = openKeptDatabase(app.config.TRACER_DB)
+  t.teardown(() => db.close())
+  const written = db.prepare<[], string>('SELECT message FROM audit_changes WHERE event_no = 1').pluck().get()!
+  const insert = db.prepare<[number, string]>('INSERT INTO audit_changes (event_no, message) VALUES (?, ?)')
+  db.transaction(() => {
+    insert.run(8, '{"event_no": 8, "from": nul')
+    insert.run(1, written)
+  })()
+  await all.until(() => all.verdicts.length >= 2, 'the change after the broken row')
+  t.strictSame(all.verdicts.map((change) => change.event_no), [1, 1])
+  t.equal(app.verdictHub.unwritable, 1, 'the broken row is counted')
 })

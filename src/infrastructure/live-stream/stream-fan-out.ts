@@ -41,16 +41,33 @@ export class StreamFanOut<T = FeedTransition> {
   #message: ((item: T) => string) | undefined
   readonly #placeOf: (item: T) => ItemPlace
   readonly #onSinkError: (error: unknown) => void
+  readonly #onUnwritable: (item: T, error: unknown) => void
   readonly #groups = new Map<string, Set<StreamSink<T>>>()
   #streams = 0
+  #unwritable = 0
   /** Settles once the hub knows where the feed stands; undefined while no stream is open. */
   #listening: Promise<void> | undefined
   #stopListening: (() => void) | undefined
 
-  constructor(hub: Pick<FeedHub<T>, 'listen' | 'polling'>, onSinkError: (error: unknown) => void, placeOf?: (item: T) => ItemPlace) {
+  /**
+   * `onUnwritable`: told of an item that cannot be placed or written (a row the store holds in a
+   * shape the route's schema refuses), after it is counted; the item is skipped for every stream.
+   */
+  constructor(
+    hub: Pick<FeedHub<T>, 'listen' | 'polling'>,
+    onSinkError: (error: unknown) => void,
+    placeOf?: (item: T) => ItemPlace,
+    onUnwritable: (item: T, error: unknown) => void = () => {}
+  ) {
     this.#hub = hub
     this.#onSinkError = onSinkError
     this.#placeOf = placeOf ?? (transitionPlace as unknown as (item: T) => ItemPlace)
+    this.#onUnwritable = onUnwritable
+  }
+
+  /** Items skipped since this process started because they could not be placed or written. */
+  get unwritable(): number {
+    return this.#unwritable
   }
 
   /** Streams listening now. */
@@ -115,15 +132,31 @@ export class StreamFanOut<T = FeedTransition> {
     this.#listening = undefined
   }
 
-  /** Settles once every stream has been handed its part of the page: the hub reads the next page only then. */
+  /**
+   * Settles once every stream has been handed its part of the page: the hub reads the next page only
+   * then. An item that cannot be placed or written is skipped, counted and reported: one bad row
+   * must not cost every stream the rest of its page.
+   */
   #deliver(items: readonly T[]): Promise<void> {
     const wanted = new Map<string, { messages: string[]; items: T[] }>()
     for (const item of items) {
-      const { eventNo, sites } = this.#placeOf(item)
-      let message: string | undefined
-      for (const key of this.#keysOf(eventNo, sites)) {
-        if (!this.#groups.has(key)) continue
-        message ??= this.#message!(item)
+      let keys: string[]
+      try {
+        const { eventNo, sites } = this.#placeOf(item)
+        keys = this.#keysOf(eventNo, sites).filter((key) => this.#groups.has(key))
+      } catch (error) {
+        this.#skip(item, error)
+        continue
+      }
+      if (keys.length === 0) continue
+      let message: string
+      try {
+        message = this.#message!(item)
+      } catch (error) {
+        this.#skip(item, error)
+        continue
+      }
+      for (const key of keys) {
         const part = wanted.get(key)
         if (part === undefined) {
           wanted.set(key, { messages: [message], items: [item] })
@@ -139,6 +172,11 @@ export class StreamFanOut<T = FeedTransition> {
       for (const sink of this.#groups.get(key) ?? []) deliveries.push(() => sink(buffer, part.messages.length, part.items))
     }
     return new Promise((resolve) => this.#run(deliveries, 0, resolve))
+  }
+
+  #skip(item: T, error: unknown) {
+    this.#unwritable++
+    this.#onUnwritable(item, error)
   }
 
   /**

@@ -50,13 +50,21 @@ export class TransitionHub extends FeedHub<FeedTransition> {
 
 async function transitionHub(fastify: FastifyInstance, options: TransitionHubOptions) {
   const hub = new TransitionHub(fastify.store.transitions, fastify.log, options)
-  const fanOut = new StreamFanOut(hub, (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take transitions'))
+  const unwritable = (items: string, skipped: () => number) => (item: { event_no?: unknown }, error: unknown) =>
+    fastify.log.error({ err: error, event_no: item.event_no }, `live streams: skipped one of the ${items} that cannot be written (${skipped()} so far); the rest of its page is sent`)
+  const fanOut: StreamFanOut = new StreamFanOut(
+    hub,
+    (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take transitions'),
+    undefined,
+    unwritable('transitions', () => fanOut.unwritable)
+  )
   fastify.decorate('transitionHub', fanOut)
   const verdictHub = new FeedHub(fastify.store.verdictChanges, fastify.log, 'verdict changes', options)
-  const verdictFanOut = new StreamFanOut(
+  const verdictFanOut: StreamFanOut<VerdictChange> = new StreamFanOut(
     verdictHub,
     (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take verdict changes'),
-    verdictPlace(fastify.config.TRACER_SITES.names)
+    verdictPlace(fastify.config.TRACER_SITES.names),
+    unwritable('verdict changes', () => verdictFanOut.unwritable)
   )
   fastify.decorate('verdictHub', verdictFanOut)
   fastify.addHook('onClose', async () => {

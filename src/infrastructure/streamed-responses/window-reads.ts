@@ -14,7 +14,8 @@ export type EndTurn = () => void
 /**
  * The queue every expensive read goes through: the pages of window reports (baseband callbacks,
  * the audit of a window, stage latency) and the reads of one event's parts (event status, its
- * audit, its heartbeats and history), `concurrency` at a time, shared fairly between users.
+ * audit, its heartbeats and history) and the batch read of events by number, `concurrency` at a
+ * time, shared fairly between users.
  * Each user's pages wait in their own line and the lines take turns, so one user's sixty reports
  * delay another user's one by a page each, not by sixty reports. A turn given back passes to the
  * next after a turn of the event loop, so every other request is answered between two pages. A
