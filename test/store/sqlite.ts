@@ -78,6 +78,33 @@ function sqliteTamper(path: string): Tamper {
   }
 }
 
+t.test('a window read of the records takes the events with a kept audit whose flag was cleared by hand, in order, each once', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const store = openSqliteStore(path, defaultSites)
+  t.teardown(() => store.close())
+  const event = (event_no: number, want: Record<string, boolean>) => ({
+    event_no, timestamp: 1000 * (event_no % 7), snr: 10, dm: null, known_source_name: 'EXT', tsar_classification: null,
+    actions: { want, got: {} }, baseband_requested: false, update_timestamp: 1
+  })
+  const numbers = Array.from({ length: 40 }, (_, index) => index + 1)
+  await store.events.upsert(numbers.map((eventNo) => event(eventNo, eventNo % 5 === 0 ? { intensity: true } : { baseband: true })))
+  const db = openKeptDatabase(path)
+  // Flags cleared (the kept rows stay), and kept rows removed (the flags stay): either range alone names each event.
+  db.prepare('UPDATE events SET baseband_requested = 0 WHERE event_no % 3 = 0').run()
+  db.prepare('DELETE FROM audits WHERE event_no % 4 = 0').run()
+  db.close()
+  const read: number[] = []
+  let after: { timestamp: number; event_no: number } | undefined
+  for (;;) {
+    const page = await store.views.windowPage({ start: 0, end: 10_000 }, after, 4)
+    read.push(...page.map((parts) => parts.event.event_no))
+    if (page.length < 4) break
+    after = { timestamp: page.at(-1)!.event.timestamp, event_no: page.at(-1)!.event.event_no }
+  }
+  const expected = numbers.filter((eventNo) => eventNo % 5 !== 0 && !(eventNo % 3 === 0 && eventNo % 4 === 0))
+  t.strictSame(read, expected.sort((a, b) => (a % 7) - (b % 7) || a - b), 'every event whose actions ask for baseband data and one of the two still names, by time, once')
+})
+
 t.test('the file is created with its folder, in WAL mode, at the current schema version', async (t) => {
   const path = join(t.testdir(), 'nested', 'folder', 'tracer.sqlite')
   const store = openSqliteStore(path, defaultSites)

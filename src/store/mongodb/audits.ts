@@ -102,9 +102,8 @@ export class MongoAudits implements Adapter<AuditCollection> {
    * The documents of the events held against their records now, in every part a read serves; each
    * that differs is reported, then brought up to date by the keeper (which reads both again, so a
    * write that landed in between is not undone), unless `repair` is false (then the look is left
-   * out: see LOOK_PARTS). The record collections
-   * keep no column made from the records (the output texts are made as they are read): `columns`
-   * is always empty.
+   * out: see LOOK_PARTS). The record collections keep no column made from the records (the output
+   * texts are made as they are read): `columns` is always empty.
    */
   async check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): Promise<AuditCheck> {
     const kept = await this.keeper.kept(eventNos)

@@ -7,6 +7,7 @@ import type { StoreViews } from '../port.js'
 import type { Sites } from '../../vocabulary.js'
 import type { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
+import { windowEvents } from './window-events.js'
 import type { SqliteEvents } from './events.js'
 import type { SqliteHeartbeats } from './heartbeats.js'
 import type { SqliteTraces } from './traces.js'
@@ -41,36 +42,8 @@ export class SqliteViews implements Adapter<StoreViews> {
        ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
     )
     // The window's parts: the page of events, then what their facts are made from, with the bounded
-    // read of the kept audit (event-records.ts), all in one read transaction (one snapshot). The
-    // events are those the kept flag lists and those with a kept audit, each an index range: a flag
-    // cleared by hand still leaves the event's kept row, and the records (its actions) say whether
-    // it is in the audit (the events they leave out are dropped below).
-    const pageEvents = db.prepare<{ afterTime: number; afterNo: number; end: number; limit: number }, { event_no: number; timestamp_ms: number }>(
-      `SELECT e.event_no, e.timestamp_ms FROM events e
-       WHERE e.baseband_requested = 1 AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo)
-         AND e.timestamp_ms < @end
-       UNION
-       SELECT e.event_no, e.timestamp_ms FROM audits a JOIN events e ON e.event_no = a.event_no
-       WHERE (a.event_time, a.event_no) > (@afterTime, @afterNo) AND a.event_time < @end
-         AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo) AND e.timestamp_ms < @end
-       ORDER BY 2, 1 LIMIT @limit`
-    )
-    const records = new EventRecordsReader(db, sites)
-    this.window = db.transaction((afterTime: number, afterNo: number, end: number, limit: number): WindowEventParts[] => {
-      const page: WindowEventParts[] = []
-      // An event left out is made up for by the next: a short page would end the window's read.
-      for (let position = { afterTime, afterNo }; ; ) {
-        const wanted = limit - page.length
-        const rows = pageEvents.all({ ...position, end, limit: wanted })
-        const read = records.of(rows.map((row) => row.event_no))
-        for (const { event_no: eventNo } of rows) {
-          const { event, ...parts } = read.get(eventNo)!
-          if (event !== null && event.baseband_requested) page.push({ ...parts, event })
-        }
-        if (page.length === limit || rows.length < wanted) return page
-        position = { afterTime: rows.at(-1)!.timestamp_ms, afterNo: rows.at(-1)!.event_no }
-      }
-    })
+    // read of the kept audit (event-records.ts), all in one read transaction (one snapshot).
+    this.window = db.transaction(windowEvents(db, new EventRecordsReader(db, sites)))
     // Four index lookups in one read transaction, so the parts come from one snapshot.
     this.eventParts = db.transaction((eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}) => {
       // SQLite reads LIMIT -1 as no limit.
