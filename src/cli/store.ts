@@ -6,6 +6,11 @@ import type { WhenMissing } from '../store/when-missing.js'
 import { CliError } from '../cli-error.js'
 import type { CliIo } from './io.js'
 
+/** Who hears what opening the store did. */
+export interface CommandUse {
+  notify?: (line: string) => void
+}
+
 /**
  * Runs `work` on the configured store (the same one a running server uses) and closes it. A
  * command that only reads, or changes what exists, says `refuse`: a store that is not there is then
@@ -19,12 +24,13 @@ export async function withStore<T>(
   io: CliIo,
   whenMissing: Exclude<WhenMissing, 'create-for-demo'>,
   work: (store: Store, config: Config) => Promise<T>,
-  configuration: Exclude<ConfigurationUse, 'adopt'> = 'read'
+  configuration: Exclude<ConfigurationUse, 'adopt'> = 'read',
+  { notify }: CommandUse = {}
 ): Promise<T> {
   const config = loadConfig(io.env)
   let store: Store
   try {
-    store = await openStore(config, { whenMissing, configuration })
+    store = await openStore(config, { whenMissing, configuration, ...(notify === undefined ? {} : { notify }) })
   } catch (error) {
     if (error instanceof StoreMissingError) throw new CliError(`${error.message}; nothing was read or written.`)
     throw error

@@ -82,7 +82,7 @@ export function openSqliteStore(
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating)
     try {
       dropOwnMarks(db)
-      const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease)
+      const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease, now)
       if (changed !== undefined) notify(changed)
       if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
       const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
