@@ -96,7 +96,8 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
           const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : keptWindow(store, window))
           await cutShortSaid(() => print(io, source, window, audit))
         },
-        recompute ? 'write' : 'read'
+        recompute ? 'write' : 'read',
+        { access: recompute ? 'read-write' : 'read-only' }
       )
       outcome.status = mismatches > 0 ? AUDIT_EXIT.mismatch : exitStatusOf(audit.summary, options.expectEvents === true)
     })
