@@ -8,7 +8,7 @@ import type { WhenMissing } from './when-missing.js'
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 
 // loadConfig requires it with mongodb; a Config built by hand may still lack it.
-function mongoSettings(config: Config, { rebuild: _sqliteOnly, access: _sqliteFile, ...use }: StoreUse) {
+function mongoSettings(config: Config, { rebuild: _sqliteOnly, ...use }: StoreUse) {
   if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
@@ -31,7 +31,8 @@ export interface StoreUse {
   rebuild?: 'before-open' | 'while-serving' | 'left'
   /**
    * `read-only` for a command that only reads (with `read` or `ignore`): SQLite opens the file so
-   * that nothing can be written, and refuses a schema older than this code's rather than upgrade it.
+   * that nothing can be written, and refuses a schema older than this code's rather than upgrade it;
+   * MongoDB creates no missing index.
    */
   access?: 'read-write' | 'read-only'
 }
