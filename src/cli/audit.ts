@@ -97,7 +97,8 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
           await cutShortSaid(() => print(io, source, window, audit))
           nameHeld(io, held)
         },
-        recompute ? 'write' : 'read'
+        recompute ? 'write' : 'read',
+        { access: recompute ? 'read-write' : 'read-only' }
       )
       outcome.status = mismatches > 0 ? AUDIT_EXIT.mismatch : exitStatusOf(audit.summary, options.expectEvents === true)
     })

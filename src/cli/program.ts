@@ -9,6 +9,7 @@ import { AUDIT_EXIT, usageErrorsExitWith, type CommandOutcome } from './exit-sta
 import { processIo, type CliIo } from './io.js'
 import { importCommand } from './import.js'
 import { seedCommand } from './seed.js'
+import { takeOverCommand } from './take-over.js'
 import { usersCommand } from './users.js'
 
 /**
@@ -33,6 +34,7 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
   program.addCommand(seedCommand(io))
   program.addCommand(importCommand(io))
   program.addCommand(backupCommand(io))
+  program.addCommand(takeOverCommand(io))
   const audit = auditCommand(io, outcome)
   program.addCommand(audit)
 

@@ -27,7 +27,8 @@ const passwordStdinOption = () =>
   new Option('--password-stdin', 'read the password from the first line of standard input').makeOptionMandatory()
 
 /** Users depend on no site or deadline: a users command runs whatever the store's configuration, and leaves it as it is. */
-const usersStore = <T>(io: CliIo, whenMissing: 'create' | 'refuse', work: (store: Store) => Promise<T>) => withStore(io, whenMissing, work, 'ignore')
+const usersStore = <T>(io: CliIo, whenMissing: 'create' | 'refuse', work: (store: Store) => Promise<T>, access: 'read-write' | 'read-only' = 'read-write') =>
+  withStore(io, whenMissing, work, 'ignore', { access })
 
 export function usersCommand(io: CliIo): Command {
   const console = consoleOf(io)
@@ -54,7 +55,7 @@ export function usersCommand(io: CliIo): Command {
     .description('list the users, their roles and creation times')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const rows = (await usersStore(io, 'refuse', (store) => store.users.list())).map((user) => ({
+      const rows = (await usersStore(io, 'refuse', (store) => store.users.list(), 'read-only')).map((user) => ({
         name: user.name,
         role: user.role,
         created: new Date(user.created_at).toISOString()

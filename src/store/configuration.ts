@@ -29,12 +29,18 @@ export interface StoreConfiguration {
  *   window read (a report, or a fixed audit) holds no deadline, and `stuck` is judged as it is
  *   read, so such a command audits honestly under its own deadlines.
  * - `ignore` (users): compares nothing and writes nothing but what the command itself writes.
+ * - `take-over` (`tracer take-over`, an operator's explicit act): removes the leases of instances
+ *   that stopped without removing theirs (lapsed, see leaseStanding), never a live one's, so that
+ *   the next start may record another configuration; writes nothing else.
  */
-export type ConfigurationUse = 'adopt' | 'write' | 'read' | 'ignore'
+export type ConfigurationUse = 'adopt' | 'write' | 'read' | 'ignore' | 'take-over'
 
 /** How often a serving instance renews its lease. */
 export const LEASE_RENEW_MS = 5_000
-/** A lease not renewed for this long belongs to an instance that is gone (killed, or its host lost). */
+/**
+ * A lease not renewed for this long, whose holder does not run on this host, is lapsed: its
+ * instance stopped without removing it (killed, or its host lost), or cannot be seen to run.
+ */
 export const LEASE_EXPIRES_MS = 4 * LEASE_RENEW_MS
 
 /** A serving instance, as its lease names it. */
@@ -45,6 +51,13 @@ export interface Instance {
 }
 
 export const thisInstance = (): Instance => ({ id: randomUUID(), host: hostname(), pid: process.pid })
+
+/** A lease as a store keeps it; `configuration` is null when the stored one cannot be read. */
+export interface LeaseRecord {
+  instance: Instance
+  configuration: StoreConfiguration | null
+  renewedAt: number
+}
 
 /** The one line that refuses a process whose configuration is not the store's; runProgram prints it and exits 1. */
 export class ConfigurationConflictError extends ConfigError {
@@ -85,22 +98,38 @@ export function differences(
 export const sameConfiguration = (a: StoreConfiguration, b: StoreConfiguration) => differences(a, b).length === 0
 
 /**
+ * Whose configuration a process's is held against: a live instance (named), an instance whose
+ * lease lapsed, the store's record as a command meets it, or as a serving instance finds it
+ * changed under it (`taken-over`).
+ */
+export type ConflictWith = Instance | { lapsed: LeaseRecord } | 'store' | 'taken-over'
+
+function conflictWords(where: ConflictWith): { whose: string; what: string } {
+  if (where === 'store') return { whose: 'in the store', what: 'a command uses the configuration the store was made with' }
+  if (where === 'taken-over') return { whose: 'in the store', what: 'another start took the store over with it, so this instance stops serving' }
+  if ('lapsed' in where) {
+    const { instance, renewedAt } = where.lapsed
+    return {
+      whose: `on an instance of this store that stopped without removing its lease (pid ${instance.pid} on ${instance.host}, last renewed ${new Date(renewedAt).toISOString()})`,
+      what: 'if it is gone for good, take the store over with `tracer take-over`, then start again'
+    }
+  }
+  return { whose: `on a live instance of this store (pid ${where.pid} on ${where.host})`, what: 'to change it, stop every instance, then start one with the new setting' }
+}
+
+/**
  * The refusal when `here` is not `there` in `settings`, naming the first setting that differs and
- * both values; `where` says whose `there` is: a live instance (`instance`, named), or the store's record.
+ * both values; `where` says whose `there` is.
  */
 export function conflictOf(
   here: StoreConfiguration,
   there: StoreConfiguration,
-  where: Instance | 'store',
+  where: ConflictWith,
   settings: 'both' | 'sites' = 'both'
 ): ConfigurationConflictError | undefined {
   const [first] = differences(here, there, settings)
   if (first === undefined) return undefined
-  const whose = where === 'store' ? 'in the store' : `on a live instance of this store (pid ${where.pid} on ${where.host})`
-  const what =
-    where === 'store'
-      ? 'a command uses the configuration the store was made with'
-      : 'to change it, stop every instance, then start one with the new setting'
+  const { whose, what } = conflictWords(where)
   return new ConfigurationConflictError(`${first.setting} is ${first.here} here but ${first.there} ${whose}; ${what} (docs/configuration.md: "Changing the sites or the deadlines")`)
 }
 

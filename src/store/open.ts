@@ -29,6 +29,12 @@ export interface StoreUse {
    * workers leaves it to them. MongoDB makes it before its store serves, whatever this says.
    */
   rebuild?: 'before-open' | 'while-serving' | 'left'
+  /**
+   * `read-only` for a command that only reads (with `read` or `ignore`): SQLite opens the file so
+   * that nothing can be written, and refuses a schema older than this code's rather than upgrade it;
+   * MongoDB creates no missing index.
+   */
+  access?: 'read-write' | 'read-only'
 }
 
 export interface OpenOptions extends StoreUse {

@@ -319,6 +319,14 @@ export class StoreMissingError extends Error {
   override name = 'StoreMissingError'
 }
 
+/**
+ * The store's schema is older than this code's, and the process opened it only to read: it
+ * refuses rather than upgrade a store it promised not to write.
+ */
+export class StoreOutdatedError extends Error {
+  override name = 'StoreOutdatedError'
+}
+
 /** The store cannot be reached or is locked: the request may succeed later (503, not 500). */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError'

@@ -1,9 +1,13 @@
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { serveEnvironment, serveNodeOptions } from '../../src/package-info.js'
+import { LEASE_EXPIRES_MS } from '../../src/store/configuration.js'
+import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { end, spawnOwned } from '../owned-processes.js'
-import { startServer, stop } from './processes.js'
+import { runCli, startServer, stop, waitFor } from './processes.js'
 
 /*
  * Issue 27, finding 3: one configuration per store. A second instance whose TRACER_SITES or
@@ -72,4 +76,86 @@ t.test('an instance with other sites or deadlines than a live one does not start
 
   const again = await startServer(t, { ...env, TRACER_SITES: 'chime,kko,gbo' })
   t.notOk(again.output.some((line) => /configuration changed|made again/.test(line)), 'the next start makes nothing again')
+})
+
+/** Ages every lease of the store as renewals held up for `ms` would leave them; undefined while another connection holds the write lock. */
+function ageLeases(path: string, ms: number): number[] | undefined {
+  const db = openKeptDatabase(path, { timeout: 0 })
+  try {
+    return db
+      .transaction(() => {
+        db.prepare('UPDATE instances SET renewed_at = renewed_at - ?').run(ms)
+        return db.prepare<[], number>('SELECT renewed_at FROM instances').pluck().all()
+      })
+      .immediate()
+  } catch (error) {
+    if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return undefined
+    throw error
+  } finally {
+    db.close()
+  }
+}
+
+const stateOf = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0]
+
+/**
+ * Pauses the server (it then renews nothing) where it holds no write lock, and ages its lease as
+ * held-up renewals would: a pause that caught it inside a transaction is undone and tried again.
+ */
+async function pauseAndAge(child: ChildProcess, path: string, ms: number): Promise<number[]> {
+  for (;;) {
+    child.kill('SIGSTOP')
+    await waitFor(async () => stateOf(child.pid!) === 'T', 10_000)
+    const aged = ageLeases(path, ms)
+    if (aged !== undefined) return aged
+    child.kill('SIGCONT')
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+const leaseTimes = (path: string): number[] => {
+  const db = openKeptDatabase(path, { readonly: true })
+  try {
+    return db.prepare<[], number>('SELECT renewed_at FROM instances').pluck().all()
+  } finally {
+    db.close()
+  }
+}
+
+// Issue 40, point 4: an instance whose renewals were held up past its lease (another program's
+// lock holds them up as a pause does) keeps its claim on the store; taking over from an instance
+// that stopped without removing its lease is the operator's act, `tracer take-over`.
+t.test('a running instance whose lease was not renewed in time keeps the store; a lapsed lease is taken over only by `tracer take-over`', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  const env = { TRACER_DB: path, TRACER_ADMIN_PASSWORD: 'admin-password', TRACER_SITES: 'chime,kko,gbo,hco' }
+  const live = await startServer(t, env)
+  const pid = live.child.pid!
+
+  // Paused, it renews nothing; its lease is then aged as three expiries of held-up renewals would leave it.
+  let aged: number[] = []
+  try {
+    aged = await pauseAndAge(live.child, path, 3 * LEASE_EXPIRES_MS)
+    const other = await serveOnce(t, { ...env, TRACER_SITES: 'chime,kko,gbo' })
+    t.equal(other.status, 1, other.stderr)
+    t.match(other.stderr, new RegExp(`^tracer: TRACER_SITES is chime,kko,gbo here but chime,kko,gbo,hco on a live instance of this store \\(pid ${pid} on [^)]+\\); [^\\n]*\\n$`))
+  } finally {
+    live.child.kill('SIGCONT')
+  }
+  await waitFor(async () => leaseTimes(path).some((at) => at > Math.max(...aged)), 30_000)
+  t.equal((await fetch(`${live.url}/health`)).status, 200, 'the instance renewed its lease and serves on')
+  t.equal(live.child.exitCode, null, 'it did not exit')
+  t.notOk(live.output.some((line) => /configuration changed|made again/.test(line)), 'and nothing was made again')
+
+  // Killed, it leaves its lease behind: a start with other sites is refused until the operator takes the store over.
+  await stop(live.child, 'SIGKILL')
+  t.ok(ageLeases(path, 3 * LEASE_EXPIRES_MS), 'its lease aged as if it had been killed a minute ago')
+  const lapsed = await serveOnce(t, { ...env, TRACER_SITES: 'chime,kko,gbo' })
+  t.equal(lapsed.status, 1, lapsed.stderr)
+  t.match(lapsed.stderr, new RegExp(`^tracer: TRACER_SITES is chime,kko,gbo here but chime,kko,gbo,hco on an instance of this store that stopped without removing its lease \\(pid ${pid} on [^)]+\\); [^\\n]*tracer take-over[^\\n]*\\n$`))
+  const takeOver = await runCli(['take-over'], { TRACER_DB: path })
+  t.equal(takeOver.status, 0, takeOver.stderr)
+  t.match(takeOver.stdout, new RegExp(`^Removed 1 lapsed lease \\(pid ${pid} on `))
+  const changed = await startServer(t, { ...env, TRACER_SITES: 'chime,kko,gbo' })
+  t.match(changed.output.filter((line) => /configuration changed/.test(line)), [/^The store's configuration changed \(TRACER_SITES chime,kko,gbo,hco -> chime,kko,gbo\)/])
+  await stop(changed.child)
 })

@@ -111,3 +111,17 @@ t.test('a command refuses a database that holds none of the store collections, a
   t.teardown(() => store.close())
   t.equal(await store.users.count(), 0, 'a database that holds the store opens')
 })
+
+t.test('a command that only reads creates no index (issue 40, point 7); one that writes creates the missing ones', async (t) => {
+  const engine = new MingoEngine()
+  const created = await MongoStore.open(engine.db, async () => {}, defaultSites)
+  await created.close()
+  engine.calls.length = 0
+  const reader = await MongoStore.open(engine.db, async () => {}, defaultSites, 'refuse', { configuration: 'read', access: 'read-only' })
+  t.equal(await reader.users.count(), 0)
+  await reader.close()
+  t.strictSame(engine.calls.filter((call) => call.method === 'createIndexes'), [], 'no index was created by the reader')
+  const writer = await MongoStore.open(engine.db, async () => {}, defaultSites, 'refuse', { configuration: 'write' })
+  await writer.close()
+  t.ok(engine.calls.some((call) => call.method === 'createIndexes'), 'a command that writes creates them')
+})

@@ -1,5 +1,6 @@
 import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
 import { createHash } from 'node:crypto'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { details } from '../../src/domain/audit/details.js'
@@ -184,9 +185,38 @@ for (const make of [sqliteBackend, mongoBackend]) {
     t.pass('an instance with the same configuration starts beside it')
 
     clock += LEASE_EXPIRES_MS + 1
+    const lapsed = backend.open({ sites: THREE, configuration: 'adopt', instance: instance('e'), now })
+    await t.rejects(lapsed, {
+      message: /^TRACER_SITES is chime,kko,gbo here but chime,kko,gbo,hco on an instance of this store that stopped without removing its lease \(pid 4242 on test-host, last renewed 2026-03-01T12:00:00\.000Z\); if it is gone for good, take the store over with `tracer take-over`, then start again/
+    }, 'a lease not renewed in time is no leave to take the store over')
+    t.equal(await backend.contents(), contents, 'and the refused start changed nothing')
+    const notes: string[] = []
+    const takeOver = await backend.open({ sites: THREE, configuration: 'take-over', now, notify: (line) => notes.push(line) })
+    await takeOver.close()
+    t.match(notes, [/^Removed 1 lapsed lease \(pid 4242 on test-host, last renewed 2026-03-01T12:00:00\.000Z, TRACER_SITES chime,kko,gbo,hco\)/], 'the operator takes it over')
     const after = await backend.open({ sites: THREE, configuration: 'adopt', instance: instance('e'), now })
-    t.match(await served(after), /"sites":\["chime","kko","gbo"\]/, 'a lease not renewed in time is a dead instance: the next start takes the store over')
+    t.match(await served(after), /"sites":\["chime","kko","gbo"\]/, 'then the next start records its own configuration')
     await after.close()
+  })
+
+  t.test(`${make.name.replace('Backend', '')}: a lease whose holder runs on this host stays live however long its renewal is held up, and take-over leaves it`, async (t) => {
+    const backend = make(t)
+    let clock = T0
+    const now = () => clock
+    // This test's own process is a holder that runs: as an instance another program's lock keeps from renewing.
+    const held = await backend.open({ sites: FOUR, configuration: 'adopt', instance: { id: 'held', host: hostname(), pid: process.pid }, now })
+    t.teardown(() => held.close())
+    await writeContradiction(held, FOUR)
+    clock += 10 * LEASE_EXPIRES_MS
+    await t.rejects(backend.open({ sites: THREE, configuration: 'adopt', instance: instance('other'), now }), {
+      message: new RegExp(`^TRACER_SITES is chime,kko,gbo here but chime,kko,gbo,hco on a live instance of this store \\(pid ${process.pid} on `)
+    })
+    const notes: string[] = []
+    const takeOver = await backend.open({ sites: THREE, configuration: 'take-over', now, notify: (line) => notes.push(line) })
+    await takeOver.close()
+    t.match(notes, [/^No lapsed lease: there was nothing to take over\. 1 live instance still holds a lease/])
+    await t.rejects(backend.open({ sites: THREE, configuration: 'adopt', instance: instance('other'), now }), { message: /on a live instance of this store/ }, 'still refused')
+    t.match(await served(held), /"sites":\["chime","kko","gbo","hco"\]/, 'the held instance keeps the store')
   })
 
   t.test(`${make.name.replace('Backend', '')}: a command never changes the configuration; one that reads with another is refused`, async (t) => {

@@ -15,7 +15,7 @@ import type { AuditRecords } from './audit-records.js'
 import type { MongoAudits } from './audits.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
-import { takeLease } from './instance-leases.js'
+import { takeLease, takeOverLeases } from './instance-leases.js'
 
 /** Events brought up to date at a time while the kept audit is rebuilt. */
 const REBUILD_PAGE = 500
@@ -105,6 +105,7 @@ export async function reconcileAudits(
 ): Promise<void> {
   const { use, instance, notify } = settling
   if (use === 'ignore') return
+  if (use === 'take-over') return notify(await takeOverLeases(db, keeper.config.clock()))
   const wanted: StoreConfiguration = { sites: keeper.config.sites.names, deadlines: keeper.config.deadlines }
   if (use === 'adopt' && instance !== undefined) await takeLease(db, instance, wanted, keeper.config.clock())
   const recorded = await recordedConfiguration(db)

@@ -79,6 +79,7 @@ export interface MongoSettings {
   instance?: MongoAuditOptions['instance']
   notify?: MongoAuditOptions['notify']
   lost?: MongoAuditOptions['lost']
+  access?: MongoAuditOptions['access']
 }
 
 /** The kept audit's part of the settings, with the start-up log for the watcher's two lines. */
@@ -90,6 +91,7 @@ export const auditOptions = (settings: MongoSettings, log: (message: string) => 
   ...(settings.instance === undefined ? {} : { instance: settings.instance }),
   ...(settings.notify === undefined ? {} : { notify: settings.notify }),
   ...(settings.lost === undefined ? {} : { lost: settings.lost }),
+  ...(settings.access === undefined ? {} : { access: settings.access }),
   log
 })
 

@@ -1,13 +1,14 @@
 import type { Collection, Db } from 'mongodb'
 import {
   conflictOf,
-  LEASE_EXPIRES_MS,
   LEASE_RENEW_MS,
   readConfiguration,
   type ConfigurationConflictError,
   type Instance,
+  type LeaseRecord,
   type StoreConfiguration
 } from '../configuration.js'
+import { leasesBeside, takenOver } from '../leases.js'
 import { numberIn } from './documents.js'
 
 /**
@@ -34,34 +35,44 @@ const put = (db: Db, instance: Instance, configuration: StoreConfiguration, now:
     { upsert: true }
   )
 
+const recordOf = (lease: LeaseDocument): LeaseRecord => ({
+  instance: { id: lease._id, host: String(lease.host), pid: numberIn(lease.pid, 0) },
+  configuration: readConfiguration(lease.configuration),
+  renewedAt: numberIn(lease.renewed_at, 0)
+})
+
 /**
- * Takes this instance's lease, then refuses (removing it again) when another live instance has
- * another configuration. The lease is written before the others are read, so of two instances
- * starting together with different settings, at least one sees the other: both may refuse, never
- * both start. Leases that expired are removed on the way.
+ * Takes this instance's lease, then refuses (removing it again) when another instance, live or
+ * whose lease lapsed, has another configuration (leases.ts). The lease is written before the
+ * others are read, so of two instances starting together with different settings, at least one
+ * sees the other: both may refuse, never both start. Lapsed leases are removed on the way.
  */
 export async function takeLease(db: Db, instance: Instance, wanted: StoreConfiguration, now: number): Promise<void> {
   await put(db, instance, wanted, now)
-  const leases = await leasesOf(db).find({}).toArray()
-  for (const lease of leases) {
-    if (lease._id === instance.id) continue
-    if (numberIn(lease.renewed_at, 0) <= now - LEASE_EXPIRES_MS) {
-      await leasesOf(db).deleteOne({ _id: lease._id })
-      continue
-    }
-    const theirs = readConfiguration(lease.configuration)
-    const conflict = theirs === null ? undefined : conflictOf(wanted, theirs, { id: lease._id, host: String(lease.host), pid: numberIn(lease.pid, 0) })
-    if (conflict !== undefined) {
-      await leasesOf(db).deleteOne({ _id: instance.id })
-      throw conflict
-    }
+  const others = (await leasesOf(db).find({}).toArray()).filter((lease) => lease._id !== instance.id).map(recordOf)
+  let lapsed: LeaseRecord[]
+  try {
+    lapsed = leasesBeside(wanted, others, now)
+  } catch (conflict) {
+    await leasesOf(db).deleteOne({ _id: instance.id })
+    throw conflict
   }
+  for (const lease of lapsed) await leasesOf(db).deleteOne({ _id: lease.instance.id, renewed_at: lease.renewedAt })
+}
+
+/** Removes the lapsed leases, never a live one's (`tracer take-over`); resolves to the line that says so. */
+export async function takeOverLeases(db: Db, now: number): Promise<string> {
+  const { removed, line } = takenOver((await leasesOf(db).find({}).toArray()).map(recordOf), now)
+  // Only if not renewed since it was read: a holder that renewed meanwhile keeps its lease.
+  for (const lease of removed) await leasesOf(db).deleteOne({ _id: lease.instance.id, renewed_at: lease.renewedAt })
+  return line
 }
 
 /**
  * Renews a lease every LEASE_RENEW_MS until stopped; each renewal also holds the store's recorded
  * configuration (`recorded`) against the instance's, and tells `lost` when another start took the
- * store over (this instance was suspended past its lease): it must stop serving.
+ * store over (an operator's `tracer take-over` while this instance could not be seen to run): it
+ * must stop serving.
  */
 export class MongoLease {
   private readonly timer: NodeJS.Timeout
@@ -82,7 +93,7 @@ export class MongoLease {
     if (this.stopped) return
     try {
       const recorded = await this.recorded()
-      const conflict = recorded === null ? undefined : conflictOf(this.configuration, recorded, 'store')
+      const conflict = recorded === null ? undefined : conflictOf(this.configuration, recorded, 'taken-over')
       if (conflict !== undefined) {
         await this.stop()
         return this.lost(conflict)

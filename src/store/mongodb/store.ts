@@ -46,6 +46,8 @@ export interface MongoAuditOptions {
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
+  /** `read-only` for a command that only reads: the missing indexes are left to a process that writes. */
+  access?: 'read-write' | 'read-only'
 }
 
 interface Connection {
@@ -131,7 +133,8 @@ export class MongoStore implements StoreAdapter {
     if (whenMissing === 'refuse' && !(await holdsAStore(db))) {
       throw new StoreMissingError(`The MongoDB database ${db.databaseName} holds none of the store's collections: check MONGODB_DB`)
     }
-    await ensureIndexes(db)
+    // An index a new release adds may take long to build on a large collection: not a reader's to start.
+    if (options.access !== 'read-only') await ensureIndexes(db)
     const adapter = new MongoStore(sites, () => {}, options)
     await adapter.serve(db, close)
     return adapter.store

@@ -1,12 +1,20 @@
 import type Database from 'better-sqlite3'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { StoreMissingError, StoreUnavailableError } from '../port.js'
+import { StoreMissingError, StoreOutdatedError, StoreUnavailableError } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { createPrivateFile } from '../../private-file.js'
 import { markDemoAwaited } from './first-start.js'
 import { keptAlive, openKeptDatabase } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
+
+/**
+ * How a process opens the file: `read-write` (the default) migrates it; `read-only` (a command that
+ * only reads) opens it so that SQLite itself refuses every write, and refuses a store whose schema
+ * is older than this code's rather than upgrade it (an upgrade may hold the write lock for long
+ * under the old release's instances, and it is a serving instance's to make).
+ */
+export type Access = 'read-write' | 'read-only'
 
 /**
  * Opens and migrates the SQLite file; what happens when there is none is `whenMissing`'s to say.
@@ -17,31 +25,54 @@ import { migrations } from './migrations.js'
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
-  createDatabase: (path: string) => Database.Database = (file) => openKeptDatabase(file),
-  whenMissing: WhenMissing = 'create'
+  createDatabase?: (path: string) => Database.Database,
+  whenMissing: WhenMissing = 'create',
+  access: Access = 'read-write'
 ): Database.Database {
   const inMemory = path === ':memory:'
-  if (!inMemory && whenMissing === 'refuse' && !existsSync(path)) {
+  const readOnly = access === 'read-only' && !inMemory
+  if (!inMemory && (whenMissing === 'refuse' || readOnly) && !existsSync(path)) {
     throw new StoreMissingError(`There is no SQLite store at ${path}: check TRACER_DB`)
   }
-  if (!inMemory) {
+  if (!inMemory && !readOnly) {
     mkdirSync(dirname(path), { recursive: true })
     // The store holds password hashes. SQLite would create it with the umask's mode, and gives its
     // -wal and -shm files the mode of the file they belong to: made 0600 first, all three are private.
     if (whenMissing !== 'refuse') createPrivateFile(path)
   }
+  const make = createDatabase ?? ((file: string) => openKeptDatabase(file, readOnly ? { readonly: true, fileMustExist: true } : {}))
   // Whatever made it, the connection and its statements are never collected (see native-lifetimes.ts).
-  const db = keptAlive(createDatabase(path))
+  const db = keptAlive(make(path))
   try {
     // busy_timeout: how long a statement waits, synchronously, for another process's lock (see store.ts).
-    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`)
-    migrate(db, whenMissing === 'create-for-demo')
+    if (readOnly) {
+      db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA foreign_keys = ON;`)
+      refuseOutdated(db, path)
+    } else {
+      db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`)
+      migrate(db, whenMissing === 'create-for-demo')
+    }
     return db
   } catch (error) {
     db.close()
     throw error
   }
 }
+
+/** A read-only opening: the schema must be this code's, neither older nor newer. */
+function refuseOutdated(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number
+  if (version > migrations.length) throw newerStore(version)
+  if (version < migrations.length) {
+    throw new StoreOutdatedError(
+      `The store at ${path} has schema version ${version}, older than this release's (${migrations.length}), and a command that only reads does not upgrade it: ` +
+        'start this release with `tracer serve` on it once (it upgrades the store), then run the command again.'
+    )
+  }
+}
+
+const newerStore = (version: number) =>
+  new Error(`The store's schema is version ${version}, newer than this service knows (${migrations.length}); upgrade the service.`)
 
 /**
  * Applies the missing migrations in one IMMEDIATE transaction, so two processes cannot race. A
@@ -53,11 +84,7 @@ function migrate(db: Database.Database, awaitDemo: boolean): void {
   if (current() === migrations.length) return
   db.transaction(() => {
     const version = current()
-    if (version > migrations.length) {
-      throw new Error(
-        `The store's schema is version ${version}, newer than this service knows (${migrations.length}); upgrade the service.`
-      )
-    }
+    if (version > migrations.length) throw newerStore(version)
     for (const sql of migrations.slice(version)) db.exec(sql)
     if (version === 0 && awaitDemo) markDemoAwaited(db)
     db.exec(`PRAGMA user_version = ${migrations.length}`)

@@ -6,9 +6,11 @@ import { recordedConfiguration } from './store-configuration.js'
 /**
  * Keeps a serving instance's lease (taken by settleConfiguration at start) alive on a connection of
  * its own, so that the store's reopening never interrupts it, and removes it on a clean stop. Each
- * renewal also reads the store's configuration: an instance that finds another recorded (it was
- * suspended past its lease, and another start with other settings took the store over) is told by
- * `lost` and must stop serving, since its reads would no longer match what the store keeps.
+ * renewal also reads the store's configuration: an instance that finds another recorded (another
+ * start took the store over: an operator's `tracer take-over` while this one could not be seen to
+ * run) is told by `lost` and must stop serving, since its reads would no longer match what the
+ * store keeps. A renewal that another program's lock holds up is no such loss: a lease whose
+ * holder runs stays live (leases.ts).
  */
 export class SqliteLease {
   private readonly timer: NodeJS.Timeout
@@ -28,7 +30,7 @@ export class SqliteLease {
     if (this.stopped) return
     try {
       const recorded = recordedConfiguration(this.db)
-      const conflict = recorded === null ? undefined : conflictOf(this.configuration, recorded, 'store')
+      const conflict = recorded === null ? undefined : conflictOf(this.configuration, recorded, 'taken-over')
       if (conflict !== undefined) {
         this.stop()
         return this.lost(conflict)

@@ -3,13 +3,14 @@ import {
   adoptedLine,
   conflictOf,
   configurationJson,
-  LEASE_EXPIRES_MS,
   readConfiguration,
   sameConfiguration,
   type ConfigurationUse,
   type Instance,
+  type LeaseRecord,
   type StoreConfiguration
 } from '../configuration.js'
+import { leasesBeside, takenOver } from '../leases.js'
 
 /** What a start that adopts holds: its lease, and the clock leases are renewed and judged by (ms). */
 export interface LeaseTaking {
@@ -40,14 +41,16 @@ const parsed = (text: string | undefined): unknown => {
   }
 }
 
-/** Live leases of other instances, with their configurations. */
-function liveLeases(db: Database.Database, now: number, except: string | undefined) {
+/** The leases of the instances other than `except`, most recently renewed first. */
+function otherLeases(db: Database.Database, except: string | undefined): LeaseRecord[] {
   const rows = db
-    .prepare<[number], { id: string; host: string; pid: number; configuration: string }>(
-      'SELECT id, host, pid, configuration FROM instances WHERE renewed_at > ? ORDER BY renewed_at DESC'
+    .prepare<[], { id: string; host: string; pid: number; configuration: string; renewed_at: number }>(
+      'SELECT id, host, pid, configuration, renewed_at FROM instances ORDER BY renewed_at DESC'
     )
-    .all(now - LEASE_EXPIRES_MS)
-  return rows.filter((row) => row.id !== except)
+    .all()
+  return rows
+    .filter((row) => row.id !== except)
+    .map((row) => ({ instance: { id: row.id, host: row.host, pid: row.pid }, configuration: readConfiguration(row.configuration), renewedAt: row.renewed_at }))
 }
 
 /**
@@ -61,9 +64,11 @@ export function settleConfiguration(
   db: Database.Database,
   wanted: StoreConfiguration,
   use: ConfigurationUse,
-  lease: LeaseTaking | undefined
+  lease: LeaseTaking | undefined,
+  now: () => number = Date.now
 ): { refresh: boolean; changed?: string } {
   if (use === 'ignore') return { refresh: false }
+  if (use === 'take-over') return takeOver(db, now())
   if (use === 'read') {
     const recorded = recordedConfiguration(db)
     const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store', 'sites')
@@ -79,7 +84,7 @@ export function settleConfiguration(
     if (use !== 'adopt' || !isReadOnly(error)) throw error
     // The file cannot be written now (opened read-only; the service serves 503 until it can): the
     // same checks, with nothing written. The lease is taken by its first renewal that can write.
-    refuseBesideLive(db, wanted, lease?.now() ?? Date.now(), lease)
+    refuseBeside(db, wanted, lease?.now() ?? Date.now(), lease)
     const recorded = recordedConfiguration(db)
     const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store')
     if (conflict !== undefined) throw conflict
@@ -87,13 +92,20 @@ export function settleConfiguration(
   }
 }
 
-/** Throws the conflict with the first live instance (other than this one) whose configuration differs. */
-function refuseBesideLive(db: Database.Database, wanted: StoreConfiguration, now: number, lease: LeaseTaking | undefined): void {
-  for (const other of liveLeases(db, now, lease?.instance.id)) {
-    const theirs = readConfiguration(other.configuration)
-    const conflict = theirs === null ? undefined : conflictOf(wanted, theirs, other)
-    if (conflict !== undefined) throw conflict
-  }
+/** Throws the conflict with the first other instance whose configuration differs; returns the lapsed leases of this one. */
+const refuseBeside = (db: Database.Database, wanted: StoreConfiguration, now: number, lease: LeaseTaking | undefined) =>
+  leasesBeside(wanted, otherLeases(db, lease?.instance.id), now)
+
+/** Removes the lapsed leases, never a live one's: the operator's `tracer take-over`. */
+function takeOver(db: Database.Database, now: number): { refresh: false; changed: string } {
+  return db
+    .transaction(() => {
+      const { removed, line } = takenOver(otherLeases(db, undefined), now)
+      const remove = db.prepare<[string]>('DELETE FROM instances WHERE id = ?')
+      for (const lease of removed) remove.run(lease.instance.id)
+      return { refresh: false as const, changed: line }
+    })
+    .immediate()
 }
 
 const isReadOnly = (error: unknown) => typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_READONLY')
@@ -113,10 +125,9 @@ function adoptOrWrite(
         if (conflict !== undefined) throw conflict
       } else {
         const now = lease?.now() ?? Date.now()
-        refuseBesideLive(db, wanted, now, lease)
         // Only when there is one: a start that changes nothing writes nothing (a file opened read-only still opens).
-        const expired = db.prepare<[number], number>('SELECT 1 FROM instances WHERE renewed_at <= ? LIMIT 1').pluck().get(now - LEASE_EXPIRES_MS)
-        if (expired !== undefined) db.prepare<[number]>('DELETE FROM instances WHERE renewed_at <= ?').run(now - LEASE_EXPIRES_MS)
+        const remove = db.prepare<[string]>('DELETE FROM instances WHERE id = ?')
+        for (const lapsed of refuseBeside(db, wanted, now, lease)) remove.run(lapsed.instance.id)
         if (lease !== undefined) {
           const { id, host, pid } = lease.instance
           db.prepare<[string, string, number, string, number]>(

@@ -6,7 +6,7 @@ import { StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
-import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase } from './database.js'
+import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, type Access } from './database.js'
 import { refreshOutputTexts } from './output-texts.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
@@ -43,6 +43,8 @@ export interface SqliteOptions {
   deadlines?: StageDeadlines
   /** How this process treats the store's configuration (store/configuration.ts); `adopt` unless given. */
   configuration?: ConfigurationUse
+  /** `read-only` for a command that only reads: never written, never migrated (database.ts); `read-write` unless given. */
+  access?: Access
   /** A serving instance: holds a lease with its configuration while the store is open (not for `:memory:`). */
   instance?: Instance
   /** Told when the start changed the store's configuration or made its kept state again. */
@@ -63,7 +65,7 @@ export function openSqliteStore(
   sites: Sites,
   options: SqliteOptions = {}
 ): Store {
-  const { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES } = options
+  const { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES, access = 'read-write' } = options
   const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, rebuildPace } = options
   const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
   const wanted = { sites: sites.names, deadlines }
@@ -79,10 +81,10 @@ export function openSqliteStore(
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
   // Only the start begins a rebuild: a reopen's connection takes the batches of one under way.
   const connect = (creating: WhenMissing = 'refuse', starting = false) => {
-    const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating)
+    const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
-      dropOwnMarks(db)
-      const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease)
+      if (access === 'read-write') dropOwnMarks(db)
+      const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease, now)
       if (changed !== undefined) notify(changed)
       if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
       const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
