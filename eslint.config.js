@@ -3,7 +3,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'bench/.data/', 'eslint.config.js', 'dashboard/build.mjs'] },
+  { ignores: ['dist/', 'node_modules/', 'bench/.data/', '.tap/', 'eslint.config.js', 'dashboard/build.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
