@@ -1,5 +1,5 @@
 import type { AuditFinding, AuditSummary, AuditVerdict } from '../../../schemas/audit.js'
-import type { EventAudit } from './audit-event.js'
+import type { EventAudit } from './audited-event.js'
 
 /** A contradiction outweighs lateness; with no finding, the event is complete or still in progress. */
 export function verdictOf(findings: readonly AuditFinding[], everyStageComplete: boolean): AuditVerdict {
