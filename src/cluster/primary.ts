@@ -5,7 +5,7 @@ import { storeFailure } from '../start/start-failures.js'
 import type { Config } from '../config.js'
 import type { ResolvedSecret } from '../secret.js'
 import { openStore } from '../store/open.js'
-import { serveClusterMetrics } from './metrics.js'
+import { serveClusterMetrics } from '../infrastructure/cluster-metrics.js'
 import { WorkerPool } from './pool.js'
 
 /**

@@ -1,14 +1,14 @@
+import cluster from 'node:cluster'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import { clusterScrape } from '../cluster/metrics.js'
-import { isWorker } from '../cluster/roles.js'
+import { clusterScrape } from './cluster-metrics.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Prometheus registry of this app: request and store metrics, and the process's own. */
     metrics: Registry
-    /** The exposition GET /metrics answers: this registry's, or with WORKERS > 1 every worker's merged (cluster/metrics.ts). */
+    /** The exposition GET /metrics answers: this registry's, or with WORKERS > 1 every worker's merged (cluster-metrics.ts). */
     scrapeMetrics: () => Promise<string>
   }
 }
@@ -33,7 +33,7 @@ async function metrics(fastify: FastifyInstance) {
     registers: [registry]
   })
   fastify.decorate('metrics', registry)
-  fastify.decorate('scrapeMetrics', isWorker ? clusterScrape(registry) : () => registry.metrics())
+  fastify.decorate('scrapeMetrics', cluster.isWorker ? clusterScrape(registry) : () => registry.metrics())
 
   /**
    * Records under one route label; the series of each method and status is looked up once, by

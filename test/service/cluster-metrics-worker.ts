@@ -3,7 +3,7 @@
  * hands it to the primary as a serving worker does (clusterScrape), and scrapes when told to.
  */
 import { Counter, Registry } from 'prom-client'
-import { clusterScrape } from '../../src/cluster/metrics.js'
+import { clusterScrape } from '../../src/infrastructure/cluster-metrics.js'
 
 const requests = Number(process.env.TEST_REQUESTS)
 const registry = new Registry()

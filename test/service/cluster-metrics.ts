@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import { serveClusterMetrics } from '../../src/cluster/metrics.js'
+import { serveClusterMetrics } from '../../src/infrastructure/cluster-metrics.js'
 
 /*
  * Issue 40, finding 5, in the fast tier: with WORKERS above 1 each worker's scrape is the metrics of

@@ -135,3 +135,38 @@ t.test('the rooms of src/infrastructure/ import each other only in the documente
   t.ok(crossings.has('streamed-responses -> http'), `the rooms' imports were read: ${[...crossings].join(', ')}`)
   t.strictSame(against, [], 'each import follows the direction src/infrastructure/README.md documents')
 })
+
+/**
+ * The layer list of docs/architecture.md ("The layers and which way they point"), read from the
+ * page: each item's paths (those named before its first colon, outside parentheses) and its rank.
+ */
+function documentedLayers(): Map<string, number> {
+  const page = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8')
+  const section = page.split('## The layers and which way they point')[1]!.split('\n## ')[0]!
+  const ranks = new Map<string, number>()
+  for (const item of section.split(/\n(?=\d+\. )/).filter((text) => /^\d+\. /.test(text))) {
+    const rank = Number(/^(\d+)\. /.exec(item)![1])
+    const named = item.replace(/\([^)]*\)/g, '').split(':')[0]!
+    for (const [, path] of named.matchAll(/`([^`]+)`/g)) ranks.set(path!.replace(/\/$/, ''), rank)
+  }
+  return ranks
+}
+
+t.test('every import points up the layer list of docs/architecture.md, as the page says', async (t) => {
+  const ranks = documentedLayers()
+  t.ok(ranks.size >= 20 && ranks.get('src/cli') === 11 && ranks.get('src/vocabulary.ts') === 1, `${ranks.size} paths read from the page`)
+  const files = SOURCE_FOLDERS.flatMap(sourceFiles).map((file) => relative(ROOT, join(ROOT, file)))
+  const known = new Set(files)
+  const unlisted = new Set<string>()
+  const downward: string[] = []
+  for (const file of files) {
+    const from = ranks.get(layerOf(file))
+    if (from === undefined) unlisted.add(layerOf(file))
+    for (const target of importsOf(file, known)) {
+      const to = ranks.get(layerOf(target))
+      if (from !== undefined && to !== undefined && to > from) downward.push(`${file} (layer ${from}) imports ${target} (layer ${to})`)
+    }
+  }
+  t.strictSame([...unlisted], [], 'every folder of src/ and every file at its top is in the list')
+  t.strictSame(downward, [], 'no layer imports one listed after it')
+})
