@@ -37,7 +37,9 @@ async function main() {
   const browser = await launchChromium()
   try {
     await catchUp(server, 8)
-    const { page, problems } = await watchedPage(browser, { width: 1600, height: 1000 })
+    // Tall enough to hold the whole grid: hovering a cell below a shorter window scrolls the page,
+    // and a full-page picture then shows the sticky header and panel in the middle of it.
+    const { page, problems } = await watchedPage(browser, { width: 1600, height: 2100 })
     await logIn(page, server.url, OPERATOR.username, OPERATOR.password)
     await page.locator('.stream-live').waitFor()
     // The side panel shows the worst event: a contradiction if there is one, else a stuck one.
