@@ -18,12 +18,10 @@ import type {
   WindowEventParts
 } from '../domain/records.js'
 import type { VerdictChange } from '../../schemas/audit.js'
-import type { KeptFacts } from '../domain/audit/kept-facts.js'
-import type { KeptLook } from '../domain/audit/kept-look.js'
-import type { KeptPart } from '../domain/audit/kept-check.js'
-import type { WindowEntry } from '../domain/audit/kept-report.js'
+import type { AuditCollection } from '../kept-audit/keeper.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { WrittenStatus } from '../vocabulary.js'
+import { StoreUnavailableError } from '../store-unavailable.js'
 
 /**
  * The storage port: the store's collections, the reads that span several of them, and the store's
@@ -39,6 +37,7 @@ export interface Store {
   readonly heartbeats: HeartbeatCollection
   readonly views: StoreViews
   readonly transitions: TransitionFeed
+  /** The kept audit (src/kept-audit/): found, read a window at a time, kept, checked. */
   readonly audits: AuditCollection
   readonly verdictChanges: VerdictFeed
   readonly firstStart: FirstStart
@@ -199,109 +198,6 @@ export interface FeedPage {
   position: number
 }
 
-/** One event's kept audit: the facts its rules read and the last look at them (kept-facts.ts, kept-look.ts). */
-export interface KeptAudit {
-  facts: KeptFacts
-  look: KeptLook
-}
-
-/** An event whose kept audit differed from what its records make, found by `check` or `verify` and repaired. */
-export interface AuditMismatch {
-  event_no: number
-  /** The parts of the kept row that differed, in any part a read serves (kept-check.ts). */
-  parts: KeptPart[]
-  /** The facts kept before the repair; null where there was no row, or it could not be read. */
-  kept: KeptFacts | null
-  recomputed: KeptFacts
-}
-
-/**
- * A column a store keeps in a record table beside what it is made from (SQLite: the output texts
- * the window reads send, whether an event asks for baseband data, an event's heartbeat count).
- */
-export type KeptColumn = 'events.output' | 'events.callback_head' | 'events.baseband_requested' | 'traces.output' | 'record_counts.heartbeat_count'
-
-/** A kept column of one event that differed from what its records make, found by `check` or `verify` and repaired. */
-export interface KeptColumnRepair {
-  event_no: number
-  column: KeptColumn
-}
-
-/** What a check of some kept audits found: the rows repaired, and the events whose records could not be read. */
-export interface AuditCheck {
-  mismatches: AuditMismatch[]
-  /** Nothing could be held against these (a record another program wrote is not what it must be): none is repaired. */
-  unreadable: { event_no: number; error: string }[]
-  /** The kept columns of the record tables that differed and were repaired (a store that keeps none: always empty). */
-  columns: KeptColumnRepair[]
-}
-
-/**
- * The audit of every event, kept: each write of an event, trace, datatrail member, heartbeat or
- * transition brings the event's facts and look up to date in the same transaction (on MongoDB, the
- * same single-document write as the trace, or right after it; see the adapter), and records a verdict
- * change in the verdict feed when the look's verdict or stuck stages change. Writes look at the
- * store's clock with the configured deadlines. Deadlines pass without a write: `due` and `settle`
- * are how a scheduler moves the events whose next deadline has passed.
- */
-export interface AuditCollection {
-  /** One event's kept audit; null for an event that is not in the audit (not stored, or asking for no baseband data). */
-  find(eventNo: number): Promise<KeptAudit | null>
-  /**
-   * The kept reports (or fixed audits) of the window's audited events (those whose actions ask for baseband data)
-   * strictly after `after`, ascending by (event time, event_no), at most `limit`: one index range scan.
-   */
-  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]>
-  /**
-   * Event numbers to look at again at `now` (ms), at most `limit`: those whose look was made at a
-   * clock more than LOOK_CLOCK_TOLERANCE_MS (kept-check.ts) later than `now` (the clock moved back since), then
-   * those whose next deadline is at or before `now`, earliest first.
-   */
-  due(now: number, limit: number): Promise<number[]>
-  /**
-   * Looks at each event again at `now` (ms): where the look changed it is written, with its verdict
-   * change when there is one. Resolves to the changes recorded. A kept row that cannot be read is
-   * passed over (told to `unreadable`, for the caller to have it checked and repaired), so that it
-   * holds back no other event. A store that keeps the changes apart may forget old ones here: the
-   * feed serves the recent ones.
-   */
-  settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]>
-  /**
-   * Holds the kept audits of these events, in every part a read serves (kept-check.ts), against
-   * the audit made from their records at `now`, and so the kept columns of their records (`columns`);
-   * each that differs is repaired (written again from the records, with a verdict change when the
-   * look changed) and reported. A row that cannot be read differs. A write that lands meanwhile is
-   * neither undone nor counted. With `repair: false` nothing is written: what differs in the facts
-   * and in what a window read serves is only reported, for a command that only reads (and may run
-   * with other deadlines than the store's, so the look is left out: kept-check.ts, LOOK_PARTS).
-   */
-  check(eventNos: readonly number[], now: number, options?: { repair?: boolean }): Promise<AuditCheck>
-  /**
-   * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
-   * the audit and those with a kept row. `last`: where the next page starts, null at the end.
-   * `columns` holds the kept columns of every event of the same stretch of event numbers, in the
-   * audit or not (an event's output texts, the flag that brings it into the audit, its heartbeat count).
-   */
-  verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }>
-  /** About how many kept audits there are: what sets the verifier's pace (an estimate is enough). */
-  size(): Promise<number>
-  /**
-   * Events written by a program other than this service (another program, an older version),
-   * noticed by the store as they were written: at most `limit`, oldest first, and `upTo`, the
-   * position to pass to `unmark` once they are looked at again. A store whose own watch keeps the
-   * audit after such writes (MongoDB's change streams) has none.
-   */
-  marked(limit: number): Promise<AuditMarks>
-  /** Forgets the marks read up to `upTo`; a mark made since that read is kept. */
-  unmark(upTo: number): Promise<void>
-}
-
-/** Marked events, oldest first, and the highest mark position read (0 when none). */
-export interface AuditMarks {
-  eventNos: number[]
-  upTo: number
-}
-
 /** Every verdict change recorded through any instance sharing the store, in the order written; positions as in TransitionFeed. */
 export interface VerdictFeed {
   position(): Promise<number>
@@ -327,10 +223,7 @@ export class StoreOutdatedError extends Error {
   override name = 'StoreOutdatedError'
 }
 
-/** The store cannot be reached or is locked: the request may succeed later (503, not 500). */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError'
-}
+export { StoreUnavailableError } from '../store-unavailable.js'
 
 /** How far a kept audit being made again has come: events done, of about `total` (events written meanwhile add to both). */
 export interface RebuildProgress {

@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import { buildApp } from '../../src/app.js'
 import { toEventRecord } from '../../src/domain/events.js'
 import { openStore } from '../../src/store/open.js'
-import type { AuditCollection, Store } from '../../src/store/port.js'
+import type { AuditCollection } from '../../src/kept-audit/keeper.js'
+import type { Store } from '../../src/store/port.js'
 import { testConfig, userWithTokens } from '../helper.js'
 
 const NOW = Date.parse('2026-03-01T12:00:00Z')

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { RecordWrites } from '../../src/store/sqlite/record-writes.js'
-import type { SqliteAudits } from '../../src/store/sqlite/audits.js'
+import type { SqliteKeptInWrites } from '../../src/store/sqlite/kept-in-writes.js'
 
 const SQLITE_ADAPTER = join(import.meta.dirname, '../../../src/store/sqlite')
 const RECORD_TABLES = ['events', 'traces', 'datatrail', 'heartbeats', 'transitions']
@@ -40,7 +40,7 @@ t.test('a record statement refuses to run outside a RecordWrites transaction, an
   t.teardown(() => db.close())
   db.exec('CREATE TABLE heartbeats (heartbeat_id INTEGER PRIMARY KEY, event_no INTEGER NOT NULL)')
   const kept: number[][] = []
-  const audits = { keep: (changes: Iterable<readonly [number, unknown]>) => void kept.push([...changes].map(([eventNo]) => eventNo)) } as unknown as SqliteAudits
+  const audits = { keep: (changes: Iterable<readonly [number, unknown]>) => void kept.push([...changes].map(([eventNo]) => eventNo)) } as unknown as SqliteKeptInWrites
   const records = new RecordWrites(db, audits)
   const add = records.statement<[number, number]>('INSERT INTO heartbeats (heartbeat_id, event_no) VALUES (?, ?) ON CONFLICT DO NOTHING', ([, eventNo], { changes }) =>
     changes === 1 ? [eventNo, () => {}] : null

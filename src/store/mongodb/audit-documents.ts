@@ -3,8 +3,7 @@ import type { VerdictChange } from '../../../schemas/audit.js'
 import type { KeptFacts } from '../../domain/audit/kept-facts.js'
 import type { KeptLook } from '../../domain/audit/kept-look.js'
 import type { KeptReport } from '../../domain/audit/kept-report.js'
-import type { KeptAudit } from '../port.js'
-import type { KeptRow } from '../../domain/audit/kept-check.js'
+import type { KeptRow } from '../../kept-audit/kept-check.js'
 import { numberIn, plain } from './documents.js'
 
 /**
@@ -52,7 +51,7 @@ export const KEPT_ONLY = { projection: { _id: 0, change: 0 } } as const
 
 const stringsIn = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item) => typeof item === 'string') : [])
 
-/** A stored document as the port's KeptAudit, with its revision. */
+/** A stored document as the keeper reads it, with its revision. */
 export function keptIn(stored: Document): KeptDocument {
   const document = plain(stored) as Record<string, unknown>
   const verdict = typeof document.verdict === 'string' ? (document.verdict as KeptLook['verdict']) : null
@@ -69,8 +68,6 @@ export function keptIn(stored: Document): KeptDocument {
     looked_at: Number.isNaN(lookedAt) ? null : lookedAt
   }
 }
-
-export const keptAudit = ({ facts, look }: KeptDocument): KeptAudit => ({ facts, look })
 
 /**
  * A value as it reads back: what JSON keeps of it. Facts and changes are stored in this form, so a

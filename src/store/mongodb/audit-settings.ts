@@ -10,9 +10,8 @@ import {
   type StoreConfiguration
 } from '../configuration.js'
 import { AUDIT_SETTINGS_ID } from './audit-documents.js'
-import type { AuditConfig, AuditKeeper } from './audit-keeper.js'
+import type { Keeper, KeeperConfig } from '../../kept-audit/keeper.js'
 import type { AuditRecords } from './audit-records.js'
-import type { MongoAudits } from './audits.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
 import { takeLease, takeOverLeases } from './instance-leases.js'
@@ -29,7 +28,7 @@ export interface AuditSignature {
   looks_signature: string
 }
 
-export const signatureOf = ({ sites, deadlines }: Pick<AuditConfig, 'sites' | 'deadlines'>): AuditSignature => ({
+export const signatureOf = ({ sites, deadlines }: Pick<KeeperConfig, 'sites' | 'deadlines'>): AuditSignature => ({
   facts_signature: factsSignature(sites),
   looks_signature: lookSignature(deadlines)
 })
@@ -98,9 +97,8 @@ function parsed(text: unknown): unknown {
  */
 export async function reconcileAudits(
   db: Db,
-  keeper: AuditKeeper,
+  keeper: Keeper,
   records: AuditRecords,
-  audits: MongoAudits,
   settling: ConfigurationSettling = { use: 'adopt', notify: () => {} }
 ): Promise<void> {
   const { use, instance, notify } = settling
@@ -144,14 +142,14 @@ export async function reconcileAudits(
   const mark = (after: number) => settingsOf(db).updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: { rebuild: { ...signatures, from, after } } }, { upsert: true })
   const start = resumed?.after ?? Number.NEGATIVE_INFINITY
   if (resumed !== undefined) notify(`The kept audit is being made again from the ${from === 'facts' ? 'kept facts' : 'records'}, going on after event ${resumed.after}, where a start before this one stopped.`)
-  if (onlyDeadlines) await relookAll(db.collection(COLLECTIONS.audit), audits, keeper.config.clock, start, mark)
+  if (onlyDeadlines) await relookAll(db.collection(COLLECTIONS.audit), keeper, start, mark)
   else await rebuildAll(keeper, records, start, mark)
   await settingsOf(db).updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: { ...signatures, rebuild: null } }, { upsert: true })
   if (stored !== null) notify(`The kept audit was made again (from the ${from === 'facts' ? 'kept facts' : 'records'}): other settings, or a release that audits otherwise.`)
 }
 
 /** Every event with a record or an audit document: its facts and look made again from its records. */
-async function rebuildAll(keeper: AuditKeeper, records: AuditRecords, start: number, mark: (after: number) => Promise<unknown>): Promise<void> {
+async function rebuildAll(keeper: Keeper, records: AuditRecords, start: number, mark: (after: number) => Promise<unknown>): Promise<void> {
   let after = start
   for (;;) {
     const eventNos = await records.eventNumbersAfter(after, REBUILD_PAGE)
@@ -163,14 +161,14 @@ async function rebuildAll(keeper: AuditKeeper, records: AuditRecords, start: num
 }
 
 /** Every audit document looked at again with the deadlines now configured, from its kept facts. */
-async function relookAll(collection: Collection, audits: MongoAudits, clock: () => number, start: number, mark: (after: number) => Promise<unknown>): Promise<void> {
+async function relookAll(collection: Collection, keeper: Keeper, start: number, mark: (after: number) => Promise<unknown>): Promise<void> {
   let after = start
   for (;;) {
     const documents = await collection
       .find({ event_no: { $gt: after } }, { projection: { _id: 0, event_no: 1 }, sort: { event_no: 1 }, limit: REBUILD_PAGE })
       .toArray()
     const eventNos = documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
-    if (eventNos.length > 0) await audits.settle(eventNos, clock())
+    if (eventNos.length > 0) await keeper.settle(eventNos, keeper.config.clock())
     if (documents.length < REBUILD_PAGE) return
     after = numberIn(documents.at(-1)!.event_no, Number.NaN)
     if (Number.isNaN(after)) return

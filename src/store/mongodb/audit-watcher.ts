@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Db, Document } from 'mongodb'
-import type { AuditKeeper } from './audit-keeper.js'
+import type { Keeper } from '../../kept-audit/keeper.js'
 import { ChangeReader } from './change-reader.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
@@ -107,7 +107,7 @@ export class AuditWatcher {
 
   constructor(
     db: Db,
-    private readonly keeper: AuditKeeper,
+    private readonly keeper: Keeper,
     private readonly log: (message: string) => void,
     private readonly summaries: Pick<HistorySummaryWrites, 'forget'>
   ) {

@@ -4,13 +4,13 @@ import type { Sites } from '../../vocabulary.js'
 import { guardedStore, type AdapterCollections, type StoreAdapter } from '../guarded-store.js'
 import { StoreMissingError, StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
-import { AuditKeeper, type AuditConfig } from './audit-keeper.js'
+import { Keeper, type KeeperConfig } from '../../kept-audit/keeper.js'
 import { AuditRecords } from './audit-records.js'
 import { reconcileAudits, recordedConfiguration } from './audit-settings.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { MongoLease } from './instance-leases.js'
 import { AuditWatcher } from './audit-watcher.js'
-import { MongoAudits } from './audits.js'
+import { MongoKeptDocuments } from './kept-documents.js'
 import { MongoDatatrail } from './datatrail.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
@@ -60,15 +60,14 @@ interface Connection {
 }
 
 /** The parts of the kept audit one connection uses. */
-function auditParts(db: Db, config: AuditConfig) {
+function auditParts(db: Db, config: KeeperConfig) {
   const summaries = new HistorySummaryWrites(db)
   const records = new AuditRecords(db, config.sites, summaries)
-  const keeper = new AuditKeeper(db, records, config)
-  return { records, keeper, audits: new MongoAudits(db, keeper, records), summaries }
+  return { records, keeper: new Keeper(new MongoKeptDocuments(db, records), config), summaries }
 }
 
 function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
-  const { keeper, audits, records: auditRecords } = parts
+  const { keeper, records: auditRecords } = parts
   // Every record collection is written through this one place, which keeps the audit of what was written.
   const records = new MongoRecordWrites(db, keeper)
   const tables = {
@@ -82,7 +81,7 @@ function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'v
     ...tables,
     views: new MongoViews(db, tables, sites, auditRecords),
     transitions: feeds.feed,
-    audits,
+    audits: keeper,
     verdictChanges: feeds.verdictFeed,
     firstStart: new MongoFirstStart()
   }
@@ -91,7 +90,7 @@ function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'v
 /**
  * The store on MongoDB, shared by several service instances and the pipeline's own writers. Every
  * write is one atomic single-document operation or one unordered bulk write of idempotent ones,
- * followed by the recompute of the kept audit of the events it touched (audit-keeper.ts); every
+ * followed by the recompute of the kept audit of the events it touched (the keeper's `keep`, src/kept-audit/keeper.ts); every
  * "database unreachable" error becomes StoreUnavailableError (503), and the driver reconnects by
  * itself, so the service serves again when the database returns. A server makes its store before
  * the database answers (see background.ts): until `serve` it answers unavailable.
@@ -101,7 +100,7 @@ export class MongoStore implements StoreAdapter {
   private connection: Connection | 'connecting' | 'closed' = 'connecting'
   /** The port over this adapter. */
   readonly store: Store = guardedStore(this)
-  private readonly audit: AuditConfig
+  private readonly audit: KeeperConfig
   private readonly watch: boolean
   private readonly log: (message: string) => void
   private readonly options: MongoAuditOptions
@@ -158,7 +157,7 @@ export class MongoStore implements StoreAdapter {
     const { configuration: use = 'adopt', instance, notify = () => {}, lost = () => {} } = this.options
     try {
       await watcher?.begin()
-      await reconcileAudits(db, parts.keeper, parts.records, parts.audits, { use, ...(instance === undefined ? {} : { instance }), notify })
+      await reconcileAudits(db, parts.keeper, parts.records, { use, ...(instance === undefined ? {} : { instance }), notify })
       if (this.closed()) throw new StoreUnavailableError('MongoDB store is closed')
     } catch (error) {
       await watcher?.close()

@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3'
-import type { AuditMarks } from '../port.js'
 
 /**
  * Makes the marks of this connection's own writes vanish (see SqliteAuditMarks): a TEMP trigger
@@ -29,7 +28,7 @@ export class SqliteAuditMarks {
   }
 
   /** The events marked, oldest mark first, at most `limit`, and the highest seq read (0 when none). */
-  marked(limit: number): AuditMarks {
+  marked(limit: number): { eventNos: number[]; upTo: number } {
     const rows = this.statements.marked.all(limit)
     return { eventNos: rows.map((row) => row.event_no), upTo: rows.at(-1)?.seq ?? 0 }
   }

@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3'
 import type { Sites } from '../../vocabulary.js'
 import type { AdapterCollections } from '../guarded-store.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
-import { SqliteAudits } from './audits.js'
+import { Keeper } from '../../kept-audit/keeper.js'
+import { SqliteKeptInWrites } from './kept-in-writes.js'
+import { SqliteKeptRows } from './kept-rows.js'
 import { SqliteAuditMarks } from './audit-marks.js'
 import { SqliteRecordCounts } from './record-counts.js'
 import { SqliteKeptTexts } from './kept-texts.js'
@@ -32,8 +34,8 @@ export interface KeptAuditSettings {
  */
 export class SqliteConnection {
   readonly collections: AdapterCollections
-  /** The kept audit, which the store also refreshes at start. */
-  readonly audits: SqliteAudits
+  /** The kept audit as writes keep it, which the store also makes again at start. */
+  readonly keptInWrites: SqliteKeptInWrites
   /**
    * Writes one page under the write lock and rolls it back: throws what a write would meet now
    * (another process's lock, a read-only connection, a database that may not grow) and touches
@@ -53,19 +55,12 @@ export class SqliteConnection {
     sites: Sites,
     audit: KeptAuditSettings
   ) {
-    const audits = (this.audits = new SqliteAudits(
-      db,
-      sites,
-      audit.deadlines,
-      audit.now,
-      new EventRecordsReader(db, sites),
-      new SqliteAuditMarks(db),
-      new SqliteRecordCounts(db),
-      new SqliteKeptTexts(db, sites),
-      audit.rebuilding
-    ))
+    const reader = new EventRecordsReader(db, sites)
+    const rows = new SqliteKeptRows(db, reader, new SqliteAuditMarks(db), new SqliteRecordCounts(db), new SqliteKeptTexts(db, sites))
+    const config = { sites, deadlines: audit.deadlines, clock: audit.now }
+    this.keptInWrites = new SqliteKeptInWrites(db, rows, reader, config, audit.rebuilding)
     // Every record table is written through these, so that each write keeps its event's audit.
-    const records = new RecordWrites(db, audits)
+    const records = new RecordWrites(db, this.keptInWrites)
     const tables = {
       events: new SqliteEvents(db, sites, records),
       traces: new SqliteTraces(db, sites, records),
@@ -77,7 +72,7 @@ export class SqliteConnection {
       ...tables,
       views: new SqliteViews(db, tables, sites),
       transitions: new SqliteTransitions(db),
-      audits,
+      audits: new Keeper(rows, config),
       verdictChanges: new SqliteVerdictFeed(db),
       firstStart: new SqliteFirstStart(db, tables)
     }

@@ -153,7 +153,7 @@ export class KeptAuditRebuild implements KeptAuditState {
   private refreshOf(connection: SqliteConnection): KeptAuditsRefresh {
     if (this.refresh?.connection !== connection) {
       const { sites, deadlines, batch } = this.options
-      this.refresh = { connection, refresh: new KeptAuditsRefresh(connection.db, connection.audits, sites, deadlines, batch) }
+      this.refresh = { connection, refresh: new KeptAuditsRefresh(connection.db, connection.keptInWrites, sites, deadlines, batch) }
     }
     return this.refresh.refresh
   }

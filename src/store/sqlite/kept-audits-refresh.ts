@@ -3,7 +3,7 @@ import { factsSignature, lookSignature } from '../../domain/audit/signature.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import type { Sites } from '../../vocabulary.js'
 import type { RebuildProgress } from '../port.js'
-import type { SqliteAudits } from './audits.js'
+import type { SqliteKeptInWrites } from './kept-in-writes.js'
 import { PLAN, readPlan, type Plan } from './rebuild-plan.js'
 
 /** Events made again in one transaction: the write lock is held for one such batch at a time. */
@@ -32,7 +32,7 @@ export class KeptAuditsRefresh {
 
   constructor(
     db: Database.Database,
-    private readonly audits: SqliteAudits,
+    private readonly audits: SqliteKeptInWrites,
     sites: Sites,
     deadlines: StageDeadlines,
     private readonly batch = REBUILD_BATCH

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
 import { asksBaseband } from '../../domain/events.js'
-import { isUnreadableContent } from '../../domain/audit/kept-check.js'
+import { isUnreadableContent } from '../../kept-audit/kept-check.js'
 import { callbackHead, eventJson, outputSignature, traceJson } from '../../domain/output-forms.js'
 import type { TraceRecord } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
-import type { KeptColumn, KeptColumnRepair } from '../port.js'
+import type { KeptColumn, KeptColumnRepair } from '../../kept-audit/storage.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
 type StoredEvent = EventRow & { output: string | null; callback_head: string | null }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { KeptFacts } from '../../domain/audit/kept-facts.js'
-import type { SqliteAudits } from './audits.js'
+import type { SqliteKeptInWrites } from './kept-in-writes.js'
 
 /** What one run of a record write did to its event's kept facts; null when it changed nothing the audit reads. */
 export type FactChange = readonly [eventNo: number, change: (facts: KeptFacts) => void] | null
@@ -19,7 +19,7 @@ export class RecordWrites {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly audits: SqliteAudits
+    private readonly audits: SqliteKeptInWrites
   ) {}
 
   /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { performance } from 'node:perf_hooks'
 import { Counter, Gauge } from 'prom-client'
-import type { AuditCheck } from '../store/port.js'
+import type { AuditCheck } from './keeper.js'
 
 export interface KeptAuditUpkeepOptions {
   /** How often the events whose next deadline has passed are looked for. */

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { AuditSettings } from './audit-event.js'
-import { auditedEventRecord } from './audited-event.js'
-import type { KeptFacts } from './kept-facts.js'
-import { lookAt, type KeptLook } from './kept-look.js'
-import { auditOfReport, fixedAuditOf, isFixed, type KeptReport, type WindowEntry } from './kept-report.js'
+import type { AuditSettings } from '../domain/audit/audit-event.js'
+import { auditedEventRecord } from '../domain/audit/audited-event.js'
+import type { KeptFacts } from '../domain/audit/kept-facts.js'
+import { lookAt, type KeptLook } from '../domain/audit/kept-look.js'
+import { auditOfReport, fixedAuditOf, isFixed, type KeptReport, type WindowEntry } from '../domain/audit/kept-report.js'
 
 /**
  * One event's kept audit as a store holds it, in every part a read serves: the facts, the entry a

@@ -1,9 +1,9 @@
-import type { VerdictChange } from '../../../schemas/audit.js'
-import type { AuditSettings } from './audited-event.js'
+import type { VerdictChange } from '../../schemas/audit.js'
+import type { AuditSettings } from '../domain/audit/audited-event.js'
 import { LOOK_CLOCK_TOLERANCE_MS } from './kept-check.js'
-import { compact, type KeptFacts } from './kept-facts.js'
-import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from './kept-look.js'
-import { fixedAuditOf, type FixedAudit, type KeptReport } from './kept-report.js'
+import { compact, type KeptFacts } from '../domain/audit/kept-facts.js'
+import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../domain/audit/kept-look.js'
+import { fixedAuditOf, type FixedAudit, type KeptReport } from '../domain/audit/kept-report.js'
 
 /**
  * How a store keeps an event's audit, decided here once for both adapters: they read and write,

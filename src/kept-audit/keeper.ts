@@ -1,0 +1,313 @@
+import type { VerdictChange } from '../../schemas/audit.js'
+import type { AuditSettings } from '../domain/audit/audit-event.js'
+import { factsOf, type EventRecords, type KeptFacts } from '../domain/audit/kept-facts.js'
+import type { KeptLook } from '../domain/audit/kept-look.js'
+import { reportOf, type WindowEntry } from '../domain/audit/kept-report.js'
+import type { EventPosition } from '../domain/records.js'
+import type { StageDeadlines } from '../domain/stage-deadlines.js'
+import type { TimeWindow } from '../domain/time-window.js'
+import { StoreUnavailableError } from '../store-unavailable.js'
+import type { Sites } from '../vocabulary.js'
+import { beforeOf, OUTSIDE, relooked, remade } from './keeping.js'
+import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart } from './kept-check.js'
+import type { KeptColumnRepair, KeptStorage, RowWrite, ServedRow, UnreadableRow } from './storage.js'
+
+/** One event's kept audit: the facts its rules read and the last look at them (kept-facts.ts, kept-look.ts). */
+export interface KeptAudit {
+  facts: KeptFacts
+  look: KeptLook
+}
+
+/** An event whose kept audit differed from what its records make, found by `check` or `verify` and repaired. */
+export interface AuditMismatch {
+  event_no: number
+  /** The parts of the kept row that differed, in any part a read serves (kept-check.ts). */
+  parts: KeptPart[]
+  /** The facts kept before the repair; null where there was no row, or it could not be read. */
+  kept: KeptFacts | null
+  recomputed: KeptFacts
+}
+
+/** What a check of some kept audits found: the rows repaired, and the events whose records could not be read. */
+export interface AuditCheck {
+  mismatches: AuditMismatch[]
+  /** Nothing could be held against these (a record another program wrote is not what it must be): none is repaired. */
+  unreadable: { event_no: number; error: string }[]
+  /** The kept columns of the record tables that differed and were repaired (a store that keeps none: always empty). */
+  columns: KeptColumnRepair[]
+}
+
+/** The kept audit as the store's users see it: everything but the keeping its writes call. */
+export type AuditCollection = Pick<Keeper, 'find' | 'windowPage' | 'due' | 'settle' | 'check' | 'verify' | 'size' | 'marked' | 'unmark'>
+
+/** What the kept audit is made with: the configured sites and deadlines, and the store's clock (ms). */
+export interface KeeperConfig {
+  sites: Sites
+  deadlines: StageDeadlines
+  clock: () => number
+}
+
+/**
+ * Rounds of one write before it gives up with 503. A round is lost only to another writer of the
+ * same event's row between this round's read and its write; each such writer read records at least
+ * as new, so losing this many takes a flood of writes of one event.
+ */
+export const KEEP_ATTEMPTS = 10
+/** Events read and written together: one read of each kind, one write. */
+const EVENTS_PER_ROUND = 500
+
+/** One event held against its records: the parts of its row that differ, or why its records could not be read. */
+type Compared = { event_no: number; parts: KeptPart[]; row: ServedRow | UnreadableRow | undefined; recomputed: KeptFacts } | { event_no: number; error: string }
+
+const readable = (row: ServedRow | UnreadableRow | undefined): ServedRow | undefined => (row === undefined || 'error' in row ? undefined : row)
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+const hasRecords = ({ event, trace, datatrail, heartbeats }: EventRecords) => event !== null || trace !== null || datatrail.length > 0 || heartbeats.length > 0
+/** Facts in the form a row reads back in (JSON's): a row read back then compares equal to what was written. */
+const asStored = (facts: KeptFacts): KeptFacts => JSON.parse(JSON.stringify(facts)) as KeptFacts
+
+/**
+ * The kept audit of every event, kept, checked and read: one algorithm for both adapters over the
+ * storage each gives (storage.ts). Every write is made from what was read and conditional on it
+ * still being there; a write that finds the row changed reads again (optimistic, as several
+ * instances share a store). What is written is decided in keeping.ts, what differs in kept-check.ts.
+ *
+ * SQLite's own writes do not come here: they keep the audit inside their transaction, from the
+ * kept facts and what the write did to them (sqlite/kept-in-writes.ts), the one optimisation of `keep`.
+ */
+export class Keeper {
+  constructor(
+    private readonly storage: KeptStorage,
+    readonly config: KeeperConfig
+  ) {}
+
+  settings(now = this.config.clock()): AuditSettings {
+    return { sites: this.config.sites, deadlines: this.config.deadlines, now }
+  }
+
+  /** One event's kept audit; null for an event that is not in the audit (not stored, or asking for no baseband data). */
+  async find(eventNo: number): Promise<KeptAudit | null> {
+    const row = (await this.storage.rows([eventNo])).get(eventNo)
+    if (row === undefined) return null
+    if ('error' in row) throw new TypeError(row.error)
+    return row.facts?.event?.listed === true ? { facts: row.facts, look: row.look } : null
+  }
+
+  /**
+   * The kept reports (or fixed audits) of the window's audited events strictly after `after`,
+   * ascending by (event time, event_no), at most `limit`: one index range. A row whose entry cannot
+   * be read is made from its records instead, in its place: one bad row costs the window nothing,
+   * and the verifier repairs the row itself.
+   */
+  async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]> {
+    const entries: WindowEntry[] = []
+    let position = after
+    for (;;) {
+      const wanted = limit - entries.length
+      const rows = await this.storage.windowRows(window, position, wanted)
+      const unreadable = rows.filter((row) => 'error' in row.entry).map((row) => row.event_no)
+      const records = unreadable.length === 0 ? undefined : await this.storage.records(unreadable)
+      for (const row of rows) {
+        if (!('error' in row.entry)) {
+          entries.push(row.entry)
+          continue
+        }
+        const read = records!.get(row.event_no)!
+        if ('error' in read) throw new TypeError(read.error)
+        // Null where the records say the event is no longer in the audit: the row should not be there.
+        const made = reportOf(factsOf(row.event_no, read, this.config.sites), this.config.sites)
+        if (made !== null) entries.push(made)
+      }
+      // A row left out is made up for by the next: a short page would end the window's read.
+      if (entries.length === limit || rows.length < wanted || rows.length === 0) return entries
+      position = { timestamp: rows.at(-1)!.event_time, event_no: rows.at(-1)!.event_no }
+    }
+  }
+
+  /**
+   * Event numbers to look at again at `now` (ms), at most `limit`: those whose look was made at a
+   * clock more than LOOK_CLOCK_TOLERANCE_MS later than `now` (the clock moved back since), then
+   * those whose next deadline is at or before `now`, earliest first.
+   */
+  async due(now: number, limit: number): Promise<number[]> {
+    const ahead = await this.storage.lookedAfter(now + LOOK_CLOCK_TOLERANCE_MS, limit)
+    if (ahead.length === limit) return ahead
+    const due = (await this.storage.dueBy(now, limit)).filter((eventNo) => !ahead.includes(eventNo))
+    return [...ahead, ...due].slice(0, limit)
+  }
+
+  /**
+   * Looks at each event again at `now` (ms): where the look changed it is written, with its verdict
+   * change when there is one. Resolves to the changes recorded: of several instances settling one
+   * event, the one whose write lands records it. A row that cannot be read is passed over (told to
+   * `unreadable`, for the caller to have it checked and repaired), so that it holds back no other.
+   */
+  async settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]> {
+    const settings = this.settings(now)
+    const changes: VerdictChange[] = []
+    let pending = [...eventNos]
+    // A first round even with nothing to settle: a store that keeps the changes apart forgets old ones at each write.
+    for (let attempt = 0; attempt === 0 || (attempt < KEEP_ATTEMPTS && pending.length > 0); attempt++) {
+      const rows = await this.storage.rows(pending)
+      const writes: (RowWrite & { change: VerdictChange | null })[] = []
+      for (const eventNo of pending) {
+        const row = rows.get(eventNo)
+        if (row === undefined) continue
+        try {
+          if ('error' in row) throw new TypeError(row.error)
+          const relook = relooked(row, row.looked_at, settings)
+          if (relook !== null) writes.push({ event_no: eventNo, held: row, ...relook })
+        } catch (error) {
+          if (!isUnreadableContent(error)) throw error
+          if (attempt === 0) unreadable?.(eventNo)
+        }
+      }
+      const lost = new Set(await this.storage.write(writes, now))
+      for (const { event_no, change } of writes) if (!lost.has(event_no) && change !== null) changes.push(change)
+      pending = [...lost]
+    }
+    if (pending.length > 0) throw contended(pending[0]!)
+    return changes
+  }
+
+  /**
+   * Holds the kept audits of these events, in every part a read serves (kept-check.ts), against
+   * the audit made from their records at `now`, and so the kept columns of their records (`columns`);
+   * each that differs is repaired (written again from the records, with a verdict change when the
+   * look changed) and reported. A row that cannot be read differs. A write that lands meanwhile is
+   * neither undone nor counted. With `repair: false` nothing is written: what differs in the facts
+   * and in what a window read serves is only reported, for a command that only reads (and may run
+   * with other deadlines than the store's, so the look is left out: kept-check.ts, LOOK_PARTS).
+   */
+  async check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): Promise<AuditCheck> {
+    const columns = await this.storage.columnsOf(eventNos, repair)
+    return { ...(await this.checkRows(eventNos, now, repair)), columns }
+  }
+
+  /**
+   * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
+   * the audit and those with a kept row. `last`: where the next page starts, null at the end.
+   * `columns` holds the kept columns of every event of the same stretch of event numbers, in the
+   * audit or not (an event's output texts, the flag that brings it into the audit, its heartbeat count).
+   */
+  async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
+    const audited = await this.storage.auditedAfter(after, limit)
+    const last = audited.length < limit ? null : audited.at(-1)!
+    // The columns first: an event whose flag said, wrongly, that it asked for no baseband data is then checked with the others.
+    const columns = await this.storage.columnsIn(after, last ?? Number.MAX_SAFE_INTEGER)
+    const flagged = columns.filter(({ column }) => column === 'events.baseband_requested').map(({ event_no }) => event_no)
+    const eventNos = [...new Set([...audited, ...flagged])].sort((a, b) => a - b)
+    return { ...(await this.checkRows(eventNos, now, true)), columns, checked: eventNos.length, last }
+  }
+
+  /** About how many kept audits there are: what sets the verifier's pace. */
+  async size(): Promise<number> {
+    return this.storage.size()
+  }
+
+  /**
+   * Events written by a program other than this service, noticed by the store as they were
+   * written (SQLite's triggers; MongoDB's change streams keep the audit after such writes and mark
+   * none): at most `limit`, oldest first, and `upTo`, the position to pass to `unmark`.
+   */
+  async marked(limit: number): Promise<{ eventNos: number[]; upTo: number }> {
+    return this.storage.marked(limit)
+  }
+
+  /** Forgets the marks read up to `upTo`; a mark made since that read is kept. */
+  async unmark(upTo: number): Promise<void> {
+    await this.storage.unmark(upTo)
+  }
+
+  /**
+   * Brings the kept audit of each event up to date with its records, looked at `now` (the store's
+   * clock by default): what a write of records calls once it landed, where the store keeps the
+   * audit after its writes (MongoDB). Making the facts from the records rather than applying the
+   * write to them is what makes writers through several instances converge: the rows are read no
+   * later than the records, so the write that lands last was made from records read after every
+   * write acknowledged before; whatever landed later has a keep of its own still to come.
+   */
+  async keep(eventNos: Iterable<number>, now?: number): Promise<void> {
+    const all = [...new Set(eventNos)]
+    for (let start = 0; start < all.length; start += EVENTS_PER_ROUND) await this.repair(all.slice(start, start + EVENTS_PER_ROUND), this.settings(now))
+  }
+
+  /** The rows of these events held against their records; those that differ repaired, unless `repair` is false. */
+  private async checkRows(eventNos: readonly number[], now: number, repair: boolean): Promise<Omit<AuditCheck, 'columns'>> {
+    const settings = this.settings(now)
+    const found = this.compared(eventNos, await this.storage.read(eventNos), settings)
+    const result: Omit<AuditCheck, 'columns'> = { mismatches: [], unreadable: found.filter((compared) => 'error' in compared) }
+    if (!repair) {
+      for (const compared of found) {
+        if ('error' in compared) continue
+        const parts = reportedParts(compared.parts)
+        if (parts.length > 0) result.mismatches.push(mismatchOf({ ...compared, parts }))
+      }
+      return result
+    }
+    for (const { event_no } of result.unreadable) await this.storage.setAside(event_no)
+    const differing = found.filter((compared) => 'parts' in compared && compared.parts.length > 0).map(({ event_no }) => event_no)
+    // Read again before the write: a write that landed since the first read is neither undone nor counted.
+    if (differing.length > 0) await this.repair(differing, settings, (mismatch) => result.mismatches.push(mismatch))
+    return result
+  }
+
+  /**
+   * Writes each event's row again from its records where it differs, conditional on the row read;
+   * the events whose write found the row changed are read again, up to KEEP_ATTEMPTS rounds.
+   * `repaired` is told of each row written, with what differed.
+   */
+  private async repair(eventNos: readonly number[], settings: AuditSettings, repaired?: (mismatch: AuditMismatch) => void): Promise<void> {
+    let pending = eventNos
+    for (let attempt = 0; attempt < KEEP_ATTEMPTS && pending.length > 0; attempt++) {
+      const found = this.compared(pending, await this.storage.read(pending), settings)
+      const writes: { write: RowWrite; compared: Extract<Compared, { parts: KeptPart[] }> }[] = []
+      for (const compared of found) {
+        if ('error' in compared || compared.parts.length === 0) continue
+        const { row, recomputed } = compared
+        const kept = readable(row)
+        const made = remade(recomputed, kept === undefined ? OUTSIDE : beforeOf(kept), settings)
+        writes.push({ write: { event_no: compared.event_no, held: row ?? { existed: false, rev: undefined }, made }, compared })
+      }
+      const lost = new Set(await this.storage.write(writes.map(({ write }) => write), settings.now))
+      for (const { compared } of writes) if (!lost.has(compared.event_no)) repaired?.(mismatchOf(compared))
+      pending = [...lost]
+    }
+    if (pending.length > 0) throw contended(pending[0]!)
+  }
+
+  /** Each event's row held against the facts its records make now. */
+  private compared(eventNos: readonly number[], { rows, records }: Awaited<ReturnType<KeptStorage['read']>>, settings: AuditSettings): Compared[] {
+    return eventNos.map((eventNo): Compared => {
+      const read = records.get(eventNo)!
+      let recomputed: KeptFacts
+      try {
+        if ('error' in read) throw new TypeError(read.error)
+        recomputed = asStored(factsOf(eventNo, read, this.config.sites))
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        return { event_no: eventNo, error: message(error) }
+      }
+      const row = rows.get(eventNo)
+      let parts: KeptPart[]
+      try {
+        if (row !== undefined && 'error' in row) throw new TypeError(row.error)
+        parts = keptDifferences(row ?? null, recomputed, settings)
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+        parts = ['row']
+      }
+      // A store that keeps a row of every event with a record misses one where there is none.
+      if (row === undefined && parts.length === 0 && this.storage.keepsEveryEvent && hasRecords(read)) parts = ['row']
+      return { event_no: eventNo, parts, row, recomputed }
+    })
+  }
+}
+
+const mismatchOf = ({ event_no, parts, row, recomputed }: Extract<Compared, { parts: KeptPart[] }>): AuditMismatch => ({
+  event_no,
+  parts,
+  kept: readable(row)?.facts ?? null,
+  recomputed
+})
+
+const contended = (eventNo: number) => new StoreUnavailableError(`The audit of event ${eventNo} kept changing under concurrent writers; try again`)

@@ -1,0 +1,111 @@
+import type { VerdictChange } from '../../schemas/audit.js'
+import type { EventRecords, KeptFacts } from '../domain/audit/kept-facts.js'
+import type { KeptLook } from '../domain/audit/kept-look.js'
+import type { WindowEntry } from '../domain/audit/kept-report.js'
+import type { EventPosition } from '../domain/records.js'
+import type { TimeWindow } from '../domain/time-window.js'
+import type { KeptWrite } from './keeping.js'
+import type { KeptRow } from './kept-check.js'
+
+/**
+ * A column a store keeps in a record table beside what it is made from (SQLite: the output texts
+ * the window reads send, whether an event asks for baseband data, an event's heartbeat count).
+ */
+export type KeptColumn = 'events.output' | 'events.callback_head' | 'events.baseband_requested' | 'traces.output' | 'record_counts.heartbeat_count'
+
+/** A kept column of one event that differed from what its records make, found by `check` or `verify` and repaired. */
+export interface KeptColumnRepair {
+  event_no: number
+  column: KeptColumn
+}
+
+/** A value a store answers at once (SQLite) or with a promise (MongoDB). */
+export type Maybe<T> = T | Promise<T>
+
+/** What could not be read of one event (text that is not JSON, a value of the wrong shape), and why. */
+export interface Unreadable {
+  error: string
+}
+
+/** What a conditional write of a kept row must find still there: opaque to the keeper. */
+export interface Held {
+  /** Whether there was a row when it was read (a row may be there without a revision). */
+  existed: boolean
+  rev: unknown
+}
+
+/** A kept row as read for a look at it again: its facts and look, the clock the look was made at. */
+export interface LookedRow extends Held {
+  facts: KeptFacts
+  look: KeptLook
+  /** Null for a row kept before looks carried their clock. */
+  looked_at: number | null
+}
+
+/** A kept row with everything a read serves of it (kept-check.ts). */
+export type ServedRow = LookedRow & KeptRow
+
+/** A row that could not be read, with what a write that replaces it must find. */
+export type UnreadableRow = Unreadable & Held
+
+/** The kept rows and the records of some events, read so that the rows are no newer than the records. */
+export interface KeptRead {
+  /** Each event's kept row; none where there is none. */
+  rows: Map<number, ServedRow | UnreadableRow>
+  /** Every event asked for. */
+  records: Map<number, EventRecords | Unreadable>
+}
+
+/** A row of a window range: its place, and its entry or why that cannot be read. */
+export interface WindowRow {
+  event_no: number
+  event_time: number
+  entry: WindowEntry | Unreadable
+}
+
+/**
+ * One write of a kept row, conditional on what was read (`held`): the facts made again with their
+ * report and look (`made`), or only a new look. The verdict change to record goes with it.
+ */
+export type RowWrite = { event_no: number; held: Held } & ({ made: KeptWrite } | { look: KeptLook; change: VerdictChange | null })
+
+/**
+ * What each adapter gives the keeper (keeper.ts): reads and conditional writes of kept rows, the
+ * indexes the deadline check and the verifier walk, and the records the rows are made from. No
+ * decision is taken here: the keeper makes them once for both adapters.
+ */
+export interface KeptStorage {
+  /**
+   * Whether a row is kept of every event with a record (MongoDB: the facts of an event outside the
+   * audit are kept too) or only of the events in the audit (SQLite).
+   */
+  readonly keepsEveryEvent: boolean
+  /** The rows of these events as a look at them again reads them. */
+  rows(eventNos: readonly number[]): Maybe<Map<number, LookedRow | UnreadableRow>>
+  /** The rows and the records of these events: in one snapshot, or the rows first (then a write that lands between is in the records). */
+  read(eventNos: readonly number[]): Maybe<KeptRead>
+  records(eventNos: readonly number[]): Maybe<Map<number, EventRecords | Unreadable>>
+  /**
+   * Each write, at the clock `now` (ms), where its row is still as read; a verdict change is
+   * recorded with its write. Resolves to the events whose write found the row changed meanwhile.
+   */
+  write(writes: readonly RowWrite[], now: number): Maybe<number[]>
+  /** Takes an event out of the due index: a row whose records cannot be read would come first at every deadline check. */
+  setAside(eventNo: number): Maybe<void>
+  /** The window's rows strictly after `after` by (event time, event_no), at most `limit`. */
+  windowRows(window: TimeWindow, after: EventPosition | undefined, limit: number): Maybe<WindowRow[]>
+  /** Events whose look was made at a clock later than `at`, latest first. */
+  lookedAfter(at: number, limit: number): Maybe<number[]>
+  /** Events whose next deadline is at or before `now`, earliest first. */
+  dueBy(now: number, limit: number): Maybe<number[]>
+  /** The next event numbers after `after`, ascending: every event that should have a kept row, and every event that has one. */
+  auditedAfter(after: number, limit: number): Maybe<number[]>
+  /** About how many rows are kept (an estimate is enough). */
+  size(): Maybe<number>
+  /** The kept columns of these events' records held against the records, each that differs repaired unless `repair` is false. */
+  columnsOf(eventNos: readonly number[], repair: boolean): Maybe<KeptColumnRepair[]>
+  /** The same for every event numbered above `after` and up to `upTo`, repaired. */
+  columnsIn(after: number, upTo: number): Maybe<KeptColumnRepair[]>
+  marked(limit: number): Maybe<{ eventNos: number[]; upTo: number }>
+  unmark(upTo: number): Maybe<void>
+}
