@@ -7,7 +7,7 @@ import { RESULTS_DIR } from './paths.js'
 import { cpuSeconds } from './process-tree.js'
 import { stopChildrenOnSignals } from './processes.js'
 import { openKeptDatabase } from '../src/store/sqlite/native-lifetimes.js'
-import { VERIFY_EVERY_MS, VERIFY_PAGE } from '../src/infrastructure/kept-audit-upkeep.js'
+import { VERIFY_EVERY_MS, VERIFY_PAGE } from '../src/kept-audit/upkeep.js'
 import { prepareBench } from './setup.js'
 
 /**

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { errorResponse, errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { HealthSchema, VersionSchema } from '../schemas/service.js'
 import { packageVersion } from '../src/package-info.js'
-import { KeptAuditRebuildingError } from '../src/store/port.js'
+import { KeptAuditRebuildingError } from '../src/kept-audit/rebuild.js'
 
 /** Routes without a token: for clients choosing a base URL, load balancers and humans. */
 const service: FastifyPluginAsyncTypebox = async (fastify) => {

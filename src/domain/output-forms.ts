@@ -41,7 +41,7 @@ export const callbackJson = (head: string, traceText: string | null): string =>
  * What the stored texts were made under: the configured sites, and a digest of what this code makes
  * of the fixture events (signature-fixtures.ts), so that a release that changes a text's form makes
  * them again with no version number to remember. When either changes, the event and trace texts
- * (and whether an event asks for baseband data) are made again at start.
+ * (and whether an event asks for baseband data) are rebuilt at start.
  */
 export const outputSignature = (sites: Sites, forms: OutputForms = OUTPUT_FORMS): string => {
   const made = FIXTURE_EVENTS.map(({ event, trace }, index) => {

@@ -15,7 +15,7 @@ const REFRESH_MS = 60_000
  * audit runs only when /metrics is scraped (prom-client's `collect`) and the last run is a minute
  * old or more, so no other route ever waits for it and scrapers share one run a minute. A run
  * that fails (the store is away) is logged; the gauges keep their last values until one succeeds, and
- * none runs while the kept audit is being made again.
+ * none runs while the kept audit is being rebuilt.
  */
 async function auditMetrics(fastify: FastifyInstance) {
   const { config, store, clock, metrics: registry, log } = fastify
@@ -23,7 +23,7 @@ async function auditMetrics(fastify: FastifyInstance) {
   let running: Promise<void> | undefined
 
   const run = async () => {
-    // Nothing to count while the kept audit is being made again: the next scrape tries.
+    // Nothing to count while the kept audit is being rebuilt: the next scrape tries.
     if (store.keptAudit.rebuilding() !== null) return
     const now = clock()
     lastRun = now

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { KeptAuditRebuildingError, StoreUnavailableError } from '../store/port.js'
+import { KeptAuditRebuildingError } from '../kept-audit/rebuild.js'
+import { StoreUnavailableError } from '../store/port.js'
 
 /** During an outage, the longest a success elsewhere waits before the store is probed again. */
 const PROBE_INTERVAL_MS = 1000

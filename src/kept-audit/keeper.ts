@@ -8,7 +8,7 @@ import type { StageDeadlines } from '../domain/stage-deadlines.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import { StoreUnavailableError } from '../store-unavailable.js'
 import type { Sites } from '../vocabulary.js'
-import { beforeOf, OUTSIDE, relooked, remade } from './keeping.js'
+import { beforeOf, OUTSIDE, relooked, keptWriteOf } from './keeping.js'
 import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart } from './kept-check.js'
 import type { KeptColumnRepair, KeptStorage, RowWrite, ServedRow, UnreadableRow } from './storage.js'
 
@@ -265,7 +265,7 @@ export class Keeper {
         if ('error' in compared || compared.parts.length === 0) continue
         const { row, recomputed } = compared
         const kept = readable(row)
-        const made = remade(recomputed, kept === undefined ? OUTSIDE : beforeOf(kept), settings)
+        const made = keptWriteOf(recomputed, kept === undefined ? OUTSIDE : beforeOf(kept), settings)
         writes.push({ write: { event_no: compared.event_no, held: row ?? { existed: false, rev: undefined }, made }, compared })
       }
       const lost = new Set(await this.storage.write(writes.map(({ write }) => write), settings.now))

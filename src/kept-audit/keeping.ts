@@ -45,7 +45,7 @@ export interface KeptWrite {
  * when nothing is pending, and, against `before`, the verdict change to record (none when `before`
  * is null: a rebuild records none).
  */
-export function remade(facts: KeptFacts, before: Before | null, settings: AuditSettings): KeptWrite {
+export function keptWriteOf(facts: KeptFacts, before: Before | null, settings: AuditSettings): KeptWrite {
   compact(facts)
   const after = lookAt(facts, settings)
   return {

@@ -89,7 +89,7 @@ const UNREADABLE_REMEMBERED = 10_000
  * is in docs/performance.md). The pass keeps its schedule within
  * VERIFY_YIELD_MS, catching up once the loop is free.
  *
- * Both wait while the kept audit is being made again. Each instance sharing a store runs both; a change found by two is recorded once (the store
+ * Both wait while the kept audit is being rebuilt. Each instance sharing a store runs both; a change found by two is recorded once (the store
  * settles each look in one transaction, or one conditional write). Failures (the store away) are
  * logged once until it answers again; nothing stops.
  */
@@ -242,7 +242,7 @@ async function keptAuditUpkeep(
     later(full ? 0 : marksCheckMs, checkMarked)
   }
 
-  // A kept audit being made again is neither settled nor checked: the rebuild makes every row, and
+  // A kept audit being rebuilt is neither settled nor checked: the rebuild makes every row, and
   // the rows it has not reached yet were made under other settings.
   fastify.addHook('onReady', async () => {
     void store.keptAudit.made.then(() => {

@@ -1,5 +1,6 @@
 import type { LockWaits } from './lock-waits.js'
-import { KEPT_AUDIT_MADE, KeptAuditRebuildingError, type KeptAuditState, type Store, type StoreObserver } from './port.js'
+import { KEPT_AUDIT_MADE, KeptAuditRebuildingError, type KeptAuditState } from '../kept-audit/rebuild.js'
+import type { Store, StoreObserver } from './port.js'
 
 /** A port interface as an adapter may implement it: SQLite answers at once, MongoDB with promises. */
 export type Adapter<T> = {

@@ -24,7 +24,7 @@ export interface StoreUse {
   /** Told when a serving instance finds the store's configuration changed under it. */
   lost?: (error: ConfigurationConflictError) => void
   /**
-   * When a kept audit that is due is made again (SQLite, sqlite/kept-audit-rebuild.ts): before the
+   * When a kept audit that is due is rebuilt (SQLite, sqlite/kept-audit-rebuild.ts): before the
    * store is handed over unless told otherwise; a server's while it serves; the primary of several
    * workers leaves it to them. MongoDB makes it before its store serves, whatever this says.
    */
@@ -69,7 +69,7 @@ export interface ServingStore {
 
 /**
  * The store for a server, which listens whatever the database does. SQLite is opened and
- * prepared before this resolves; a kept audit it must make again is made while it serves. MongoDB connects in the background, retrying for as long as it
+ * prepared before this resolves; a kept audit it must rebuild is rebuilt while it serves. MongoDB connects in the background, retrying for as long as it
  * does not answer (each retry goes to `log`); its store answers 503 until then, and `prepare`
  * (start-up work that needs the store) runs once it serves.
  */

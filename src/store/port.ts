@@ -19,9 +19,9 @@ import type {
 } from '../domain/records.js'
 import type { VerdictChange } from '../../schemas/audit.js'
 import type { AuditCollection } from '../kept-audit/keeper.js'
+import type { KeptAuditState } from '../kept-audit/rebuild.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { WrittenStatus } from '../vocabulary.js'
-import { StoreUnavailableError } from '../store-unavailable.js'
 
 /**
  * The storage port: the store's collections, the reads that span several of them, and the store's
@@ -224,40 +224,3 @@ export class StoreOutdatedError extends Error {
 }
 
 export { StoreUnavailableError } from '../store-unavailable.js'
-
-/** How far a kept audit being made again has come: events done, of about `total` (events written meanwhile add to both). */
-export interface RebuildProgress {
-  done: number
-  total: number
-}
-
-/**
- * The kept audit of a serving instance that started on a store whose audit was made under other
- * settings or by another release: it is made again in short transactions while the instance
- * serves, and nothing is read from it until that ends (see KeptAuditRebuildingError).
- */
-export interface KeptAuditState {
-  /** Null when the kept audit is made; its progress while it is being made again. */
-  rebuilding(): RebuildProgress | null
-  /** Resolves once the kept audit is made (at once when it was), or once the store closes first. */
-  readonly made: Promise<void>
-}
-
-export const KEPT_AUDIT_MADE: KeptAuditState = { rebuilding: () => null, made: Promise.resolve() }
-
-/**
- * What a read of the kept audit (or of its verdict changes) meets while the audit is being made
- * again: 503 with its progress, never a verdict of a half-made audit. Writes are served meanwhile.
- */
-export class KeptAuditRebuildingError extends StoreUnavailableError {
-  override name = 'KeptAuditRebuildingError'
-  constructor(readonly progress: RebuildProgress) {
-    super(rebuildingReason(progress))
-  }
-}
-
-const count = (n: number) => n.toLocaleString('en-US')
-
-/** The reason a client reads while the kept audit is being made again. */
-export const rebuildingReason = ({ done, total }: RebuildProgress) =>
-  `The kept audit is being made again (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`

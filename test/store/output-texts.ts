@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import t from 'tap'
 import { openKeptDatabase } from '../../src/store/sqlite/native-lifetimes.js'
-import { refreshOutputTexts } from '../../src/store/sqlite/output-texts.js'
+import { rebuildOutputTexts } from '../../src/store/sqlite/output-texts.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
 import { siteModel } from '../../src/vocabulary.js'
 
@@ -36,7 +36,7 @@ t.test('a rewrite of the output texts killed half way keeps the batches it commi
 
   // The process dies while it rewrites event 15, in its second batch of ten.
   db.exec(`CREATE TEMP TRIGGER killed BEFORE UPDATE OF output ON main.events WHEN NEW.event_no = 15 BEGIN SELECT RAISE(ABORT, 'killed'); END`)
-  t.throws(() => refreshOutputTexts(db, THREE, 10), /killed/)
+  t.throws(() => rebuildOutputTexts(db, THREE, 10), /killed/)
   t.strictSame(listed(), Array.from({ length: EVENTS - 10 }, (_, i) => i + 11), 'the first batch, committed, is kept')
 
   db.exec('DROP TRIGGER killed')
@@ -44,10 +44,10 @@ t.test('a rewrite of the output texts killed half way keeps the batches it commi
   const rewritten: number[] = []
   db.function('noted', (eventNo: number) => (rewritten.push(eventNo), 0))
   db.exec(`CREATE TEMP TRIGGER noted AFTER UPDATE OF output ON main.events BEGIN SELECT noted(NEW.event_no); END`)
-  t.equal(refreshOutputTexts(db, THREE, 10), true, 'texts made before were made again')
+  t.equal(rebuildOutputTexts(db, THREE, 10), true, 'texts made before were made again')
   t.strictSame(rewritten, Array.from({ length: EVENTS - 10 }, (_, i) => i + 11), 'the next start goes on after the batch committed')
   t.strictSame(listed(), [], 'no event is listed for a site the store no longer has')
   t.equal(tracesNamingHco(), 0, 'no trace text names it')
   t.equal(db.prepare<[], number>(`SELECT count(*) FROM settings WHERE name = 'output_texts_plan'`).pluck().get(), 0, 'the plan is gone once done')
-  t.equal(refreshOutputTexts(db, THREE, 10), false, 'and the next start has nothing to do')
+  t.equal(rebuildOutputTexts(db, THREE, 10), false, 'and the next start has nothing to do')
 })

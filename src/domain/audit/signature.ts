@@ -11,7 +11,7 @@ import { digestOf, FIXTURE_CLOCKS, FIXTURE_EVENTS, FIXTURE_SITES } from './signa
  * a release that reduces or audits differently must make them again. Rather than a version number
  * someone has to remember to raise, each signature holds a digest of what this code makes of a fixed
  * set of events (signature-fixtures.ts): a change to a rule, a finding's wording or order, or the
- * form of a kept record changes the digest, and a store made under another signature is made again
+ * form of a kept record changes the digest, and a store made under another signature is rebuilt
  * at the next start. Computed at each start (well under a millisecond per event).
  */
 

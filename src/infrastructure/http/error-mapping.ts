@@ -2,7 +2,8 @@ import type { FastifyError } from 'fastify'
 import type { Exception } from '../../../schemas/common.js'
 import { AppError, badRequest } from '../../app-error.js'
 import { fieldText, InputError } from '../../domain/input-error.js'
-import { KeptAuditRebuildingError, StoreUnavailableError } from '../../store/port.js'
+import { KeptAuditRebuildingError } from '../../kept-audit/rebuild.js'
+import { StoreUnavailableError } from '../../store/port.js'
 import { describeValidationIssue } from './validation-issues.js'
 
 const exceptionByStatus: Partial<Record<number, Exception>> = {

@@ -3,8 +3,9 @@ import type { EventRecords } from '../../domain/audit/kept-facts.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import { isKeptReport } from '../../kept-audit/kept-check.js'
-import type { Held, KeptRead, KeptStorage, RowWrite, ServedRow, WindowRow } from '../../kept-audit/storage.js'
-import { asStored, factFields, KEPT_ONLY, keptIn, lookFields } from './audit-documents.js'
+import { readPlan, type Plan, type RebuildRecord, type RebuildStorage, type Signatures } from '../../kept-audit/rebuild.js'
+import type { Held, KeptRead, Maybe, RowWrite, ServedRow, WindowRow } from '../../kept-audit/storage.js'
+import { asStored, AUDIT_SETTINGS_ID, factFields, KEPT_ONLY, keptIn, lookFields } from './audit-documents.js'
 import type { AuditRecords } from './audit-records.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { numberIn, plain } from './documents.js'
@@ -30,20 +31,53 @@ const sameRevision = (eventNo: number, { rev }: Held) => ({ event_no: eventNo, r
 const numbers = (documents: Document[]) => documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
 
 /**
+ * A rebuild under way as the settings document holds it (`rebuild`): the plan (rebuild.ts) in the
+ * words an earlier release wrote it in, so that a rebuild it left is gone on with.
+ */
+interface RebuildMark {
+  facts_signature: string
+  looks_signature: string
+  from: 'records' | 'facts'
+  after: number
+  done?: number
+  total?: number
+  first?: boolean
+}
+
+type SettingsDocument = { _id: string; facts_signature?: string; looks_signature?: string; rebuild?: RebuildMark | null }
+
+const planOf = (mark: RebuildMark | null | undefined): Plan | undefined =>
+  mark === null || mark === undefined
+    ? undefined
+    : readPlan({ facts: mark.facts_signature, looks: mark.looks_signature, what: mark.from === 'records' ? 'facts' : 'looks', after: mark.after, done: mark.done ?? 0, total: mark.total ?? 0, first: mark.first ?? false })
+
+const markOf = ({ facts, looks, what, after, done, total, first }: Plan): RebuildMark => ({
+  facts_signature: facts,
+  looks_signature: looks,
+  from: what === 'facts' ? 'records' : 'facts',
+  after,
+  done,
+  total,
+  first
+})
+
+/**
  * The kept audit's documents on MongoDB (audit-documents.ts): one per event with a record, in the
  * audit or not, in the `audit` collection. Reads are one document or one index range; every write
  * is a compare-and-set on the document's `rev`, with the verdict change in the same update, so
  * several instances and the change-stream watcher write without a transaction.
  */
-export class MongoKeptDocuments implements KeptStorage {
+export class MongoKeptDocuments implements RebuildStorage {
   readonly keepsEveryEvent = true
   private readonly audits: Collection
+  private readonly settings: Collection<SettingsDocument>
 
   constructor(
     db: Db,
     private readonly reader: AuditRecords
   ) {
     this.audits = db.collection(COLLECTIONS.audit)
+    this.settings = db.collection<SettingsDocument>(COLLECTIONS.audit)
   }
 
   async rows(eventNos: readonly number[]): Promise<Map<number, ServedRow>> {
@@ -138,6 +172,30 @@ export class MongoKeptDocuments implements KeptStorage {
 
   columnsIn(): [] {
     return []
+  }
+
+  /** The settings document (`_id: 'settings'`, the one document of the collection that is no event's). */
+  async rebuildRecord(): Promise<RebuildRecord> {
+    const stored = await this.settings.findOne({ _id: AUDIT_SETTINGS_ID }, { projection: { _id: 0, facts_signature: 1, looks_signature: 1, rebuild: 1 } })
+    return { facts: stored?.facts_signature, looks: stored?.looks_signature, plan: planOf(stored?.rebuild) }
+  }
+
+  async recordRebuild(plan: Plan | null, { facts, looks }: Signatures): Promise<void> {
+    const set = plan === null ? { facts_signature: facts, looks_signature: looks, rebuild: null } : { rebuild: markOf(plan) }
+    await this.settings.updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: set }, { upsert: true })
+  }
+
+  async rebuildTotal(): Promise<number> {
+    return this.size()
+  }
+
+  async keptAfter(after: number, limit: number): Promise<number[]> {
+    return numbers(await this.audits.find({ event_no: { $gt: after } }, { projection: { _id: 0, event_no: 1 }, sort: { event_no: 1 }, limit }).toArray())
+  }
+
+  /** No transaction: each row is a compare-and-set, and the plan is recorded once the batch's rows are written. */
+  batch<T>(work: () => Maybe<T>): Maybe<T> {
+    return work()
   }
 
   /** Nothing is marked: the change-stream watcher (audit-watcher.ts) keeps the audit after other programs' writes already. */

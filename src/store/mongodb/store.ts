@@ -6,7 +6,7 @@ import { StoreMissingError, StoreUnavailableError, type Store } from '../port.js
 import type { WhenMissing } from '../when-missing.js'
 import { Keeper, type KeeperConfig } from '../../kept-audit/keeper.js'
 import { AuditRecords } from './audit-records.js'
-import { reconcileAudits, recordedConfiguration } from './audit-settings.js'
+import { configureAndRebuild, recordedConfiguration } from './store-configuration.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { MongoLease } from './instance-leases.js'
 import { AuditWatcher } from './audit-watcher.js'
@@ -63,7 +63,8 @@ interface Connection {
 function auditParts(db: Db, config: KeeperConfig) {
   const summaries = new HistorySummaryWrites(db)
   const records = new AuditRecords(db, config.sites, summaries)
-  return { records, keeper: new Keeper(new MongoKeptDocuments(db, records), config), summaries }
+  const storage = new MongoKeptDocuments(db, records)
+  return { records, storage, keeper: new Keeper(storage, config), summaries }
 }
 
 function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
@@ -146,7 +147,7 @@ export class MongoStore implements StoreAdapter {
 
   /**
    * Serves from `db`, whose indexes exist, once the kept audit agrees with the configuration
-   * (audit-settings.ts); `close` ends its connection. The watcher, when there is one, begins
+   * (store-configuration.ts); `close` ends its connection. The watcher, when there is one, begins
    * before that work, so that no write another program makes meanwhile is missed. Rejects (and
    * serves nothing) when that work fails or the store is closed meanwhile.
    */
@@ -157,7 +158,7 @@ export class MongoStore implements StoreAdapter {
     const { configuration: use = 'adopt', instance, notify = () => {}, lost = () => {} } = this.options
     try {
       await watcher?.begin()
-      await reconcileAudits(db, parts.keeper, parts.records, { use, ...(instance === undefined ? {} : { instance }), notify })
+      await configureAndRebuild(db, parts.keeper, parts.storage, { use, ...(instance === undefined ? {} : { instance }), notify })
       if (this.closed()) throw new StoreUnavailableError('MongoDB store is closed')
     } catch (error) {
       await watcher?.close()

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3'
 import type { Sites } from '../../vocabulary.js'
 import type { AdapterCollections } from '../guarded-store.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
-import { Keeper } from '../../kept-audit/keeper.js'
+import { Keeper, type KeeperConfig } from '../../kept-audit/keeper.js'
 import { SqliteKeptInWrites } from './kept-in-writes.js'
 import { SqliteKeptRows } from './kept-rows.js'
 import { SqliteAuditMarks } from './audit-marks.js'
@@ -24,7 +24,7 @@ import { SqliteViews } from './views.js'
 export interface KeptAuditSettings {
   deadlines: StageDeadlines
   now: () => number
-  /** Whether the store knows of a rebuild of the kept audit under way (kept-audits-refresh.ts). */
+  /** Whether the store knows of a rebuild of the kept audit under way (src/kept-audit/rebuild.ts). */
   rebuilding?: () => boolean
 }
 
@@ -34,8 +34,9 @@ export interface KeptAuditSettings {
  */
 export class SqliteConnection {
   readonly collections: AdapterCollections
-  /** The kept audit as writes keep it, which the store also makes again at start. */
-  readonly keptInWrites: SqliteKeptInWrites
+  /** The kept audit's rows, which a start may rebuild, and what they are made with. */
+  readonly keptRows: SqliteKeptRows
+  readonly keeperConfig: KeeperConfig
   /**
    * Writes one page under the write lock and rolls it back: throws what a write would meet now
    * (another process's lock, a read-only connection, a database that may not grow) and touches
@@ -56,11 +57,10 @@ export class SqliteConnection {
     audit: KeptAuditSettings
   ) {
     const reader = new EventRecordsReader(db, sites)
-    const rows = new SqliteKeptRows(db, reader, new SqliteAuditMarks(db), new SqliteRecordCounts(db), new SqliteKeptTexts(db, sites))
-    const config = { sites, deadlines: audit.deadlines, clock: audit.now }
-    this.keptInWrites = new SqliteKeptInWrites(db, rows, reader, config, audit.rebuilding)
+    const rows = (this.keptRows = new SqliteKeptRows(db, reader, new SqliteAuditMarks(db), new SqliteRecordCounts(db), new SqliteKeptTexts(db, sites)))
+    const config = (this.keeperConfig = { sites, deadlines: audit.deadlines, clock: audit.now })
     // Every record table is written through these, so that each write keeps its event's audit.
-    const records = new RecordWrites(db, this.keptInWrites)
+    const records = new RecordWrites(db, new SqliteKeptInWrites(db, rows, reader, config, audit.rebuilding))
     const tables = {
       events: new SqliteEvents(db, sites, records),
       traces: new SqliteTraces(db, sites, records),

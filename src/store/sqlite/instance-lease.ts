@@ -4,7 +4,7 @@ import type { LeaseTaking } from './store-configuration.js'
 import { recordedConfiguration } from './store-configuration.js'
 
 /**
- * Keeps a serving instance's lease (taken by settleConfiguration at start) alive on a connection of
+ * Keeps a serving instance's lease (taken by resolveConfiguration at start) alive on a connection of
  * its own, so that the store's reopening never interrupts it, and removes it on a clean stop. Each
  * renewal also reads the store's configuration: an instance that finds another recorded (another
  * start took the store over: an operator's `tracer take-over` while this one could not be seen to

@@ -1,13 +1,10 @@
-import type { StageDeadlines } from '../../domain/stage-deadlines.js'
-import type { Sites } from '../../vocabulary.js'
-import type { KeptAuditState, RebuildProgress } from '../port.js'
+import { Rebuild, type KeptAuditState, type RebuildProgress, type RebuildStep } from '../../kept-audit/rebuild.js'
 import type { SqliteConnection } from './connection.js'
 import { isLockedOut } from './database.js'
-import { KeptAuditsRefresh, type RebuildStep } from './kept-audits-refresh.js'
 import { throughBusy } from './through-busy.js'
 
 /**
- * When a start makes again a kept audit that is due:
+ * When a start rebuilds a kept audit that is due:
  * - `before-open`: every batch before the store is handed over (commands, and tests), as before a
  *   server listened;
  * - `while-serving`: the first batch at open, the others one at a time between requests, while the
@@ -24,8 +21,6 @@ const LOCKED_RETRY_MS = 50
 const FAILED_RETRY_MS = 1000
 
 export interface RebuildOptions {
-  sites: Sites
-  deadlines: StageDeadlines
   /** Events a batch: REBUILD_BATCH unless given. */
   batch?: number
   /** How long a batch done before open may wait for another process's lock. */
@@ -39,20 +34,20 @@ const count = (n: number) => n.toLocaleString('en-US')
 const fromWhat = (what: 'facts' | 'looks') => (what === 'facts' ? 'from the records' : 'from the kept facts')
 
 /**
- * The kept audit of one store while it is made again (kept-audits-refresh.ts): what `Store.keptAudit`
+ * The kept audit of one store while it is rebuilt (src/kept-audit/rebuild.ts): what `Store.keptAudit`
  * answers, and the loop that runs the batches of a serving instance.
  */
 export class KeptAuditRebuild implements KeptAuditState {
   readonly made: Promise<void>
-  private settle!: () => void
+  private resolveMade!: () => void
   private progress: RebuildProgress | null = null
   private stopped = false
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined
   private failing = false
-  private refresh: { connection: SqliteConnection; refresh: KeptAuditsRefresh } | undefined
+  private refresh: { connection: SqliteConnection; refresh: SqliteRebuild } | undefined
 
   constructor(private readonly options: RebuildOptions) {
-    this.made = new Promise((resolve) => (this.settle = resolve))
+    this.made = new Promise((resolve) => (this.resolveMade = resolve))
   }
 
   /** Whether a rebuild is under way: writes then ask how far it went (audits.ts, keep). */
@@ -69,7 +64,7 @@ export class KeptAuditRebuild implements KeptAuditState {
    * batch (every batch `before-open`) on `connection`, and tells whether batches remain.
    */
   begin(connection: SqliteConnection, when: RebuildWhen): boolean {
-    const refresh = this.refreshOf(connection)
+    const refresh = this.rebuildOf(connection)
     if (!refresh.due()) return this.done()
     const left = refresh.underWay()
     const step = throughBusy(() => refresh.step(), this.options.busyTimeoutMs)
@@ -96,7 +91,7 @@ export class KeptAuditRebuild implements KeptAuditState {
    * server's do.
    */
   observe(connection: SqliteConnection): void {
-    this.progress = this.refreshOf(connection).left() ?? null
+    this.progress = this.rebuildOf(connection).left() ?? null
   }
 
   /** Runs the remaining batches, each on the store's connection of the moment, yielding to requests between them. */
@@ -106,7 +101,7 @@ export class KeptAuditRebuild implements KeptAuditState {
       if (this.stopped) return
       let step: RebuildStep
       try {
-        step = this.refreshOf(connection()).step()
+        step = this.rebuildOf(connection()).step()
       } catch (error) {
         if (this.stopped) return
         const locked = isLockedOut(error)
@@ -137,7 +132,7 @@ export class KeptAuditRebuild implements KeptAuditState {
       clearTimeout(this.timer as NodeJS.Timeout)
       clearImmediate(this.timer as NodeJS.Immediate)
     }
-    this.settle()
+    this.resolveMade()
   }
 
   private done(step?: RebuildStep): false {
@@ -146,15 +141,45 @@ export class KeptAuditRebuild implements KeptAuditState {
     this.progress = null
     if (by !== undefined && !by.first) this.options.notify(`The kept audit was made again (${fromWhat(by.what)}): other settings, or a release that audits otherwise.`)
     else if (wasRebuilding) this.options.notify('The kept audit is made: its reads are served again.')
-    this.settle()
+    this.resolveMade()
     return false
   }
 
-  private refreshOf(connection: SqliteConnection): KeptAuditsRefresh {
-    if (this.refresh?.connection !== connection) {
-      const { sites, deadlines, batch } = this.options
-      this.refresh = { connection, refresh: new KeptAuditsRefresh(connection.db, connection.keptInWrites, sites, deadlines, batch) }
-    }
+  private rebuildOf(connection: SqliteConnection): SqliteRebuild {
+    if (this.refresh?.connection !== connection) this.refresh = { connection, refresh: new SqliteRebuild(connection, this.options.batch) }
     return this.refresh.refresh
+  }
+}
+
+/** The rebuild on one connection, whose every answer comes at once. */
+class SqliteRebuild {
+  private readonly rebuild: Rebuild
+
+  constructor(
+    private readonly connection: SqliteConnection,
+    batch: number | undefined
+  ) {
+    this.rebuild = new Rebuild(connection.keptRows, connection.keeperConfig, batch)
+  }
+
+  /** Whether the rows were made under other signatures, or a rebuild was left unfinished: reads, nothing written. */
+  due(): boolean {
+    return this.rebuild.due(this.connection.keptRows.rebuildRecord())
+  }
+
+  /** The rebuild under way under this process's signatures, as recorded. */
+  underWay() {
+    return this.rebuild.underWay(this.connection.keptRows.rebuildRecord())
+  }
+
+  /** A rebuild left under way under any signatures: how far it went. */
+  left(): RebuildProgress | undefined {
+    const plan = this.connection.keptRows.rebuildRecord().plan
+    return plan === undefined ? undefined : { done: plan.done, total: plan.total }
+  }
+
+  /** One batch, in its own IMMEDIATE transaction: throws SQLITE_BUSY at once while another process holds the write lock. */
+  step(): RebuildStep {
+    return this.rebuild.step() as RebuildStep
   }
 }

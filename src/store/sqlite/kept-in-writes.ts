@@ -1,13 +1,13 @@
 import type Database from 'better-sqlite3'
 import type { AuditSettings } from '../../domain/audit/audit-event.js'
 import { factsOf, type KeptFacts } from '../../domain/audit/kept-facts.js'
-import { beforeOf, OUTSIDE, remade, type Before } from '../../kept-audit/keeping.js'
+import { beforeOf, OUTSIDE, keptWriteOf, type Before } from '../../kept-audit/keeping.js'
 import { isUnreadableContent } from '../../kept-audit/kept-check.js'
 import type { KeeperConfig } from '../../kept-audit/keeper.js'
 import type { LookedRow } from '../../kept-audit/storage.js'
 import type { EventRecordsReader } from './event-records.js'
-import type { SqliteKeptRows } from './kept-rows.js'
-import { factsRebuiltUpTo } from './rebuild-plan.js'
+import { REBUILD_PLAN, type SqliteKeptRows } from './kept-rows.js'
+import { readPlan } from '../../kept-audit/rebuild.js'
 
 /**
  * An event a write touched: its kept row as found, none, one that could not be read, or one a
@@ -23,7 +23,7 @@ export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: Ke
  * `keep` (kept-audit/keeper.ts). Where the keeper reads an event's records whole to make its facts,
  * a write here applies what it did to the kept facts (the `apply…` functions of kept-facts.ts), so
  * an update-trace reads one row, not five tables, and its record and its event's audit are committed
- * together or not at all. What is written is decided by the same `remade` (keeping.ts), and the
+ * together or not at all. What is written is decided by the same `keptWriteOf` (keeping.ts), and the
  * verifier holds every row this writes to what the keeper makes of its records.
  *
  * An event without a row is in the audit only if the write brought it in: then its facts are made
@@ -41,7 +41,13 @@ export class SqliteKeptInWrites {
     /** Whether this process knows of a rebuild under way: only then do writes ask how far it went. */
     private readonly rebuilding: () => boolean = () => false
   ) {
-    this.factsRebuiltUpTo = factsRebuiltUpTo(db)
+    // Where an unfinished rebuild of the facts stands, read in the write's transaction: a write of an
+    // event past it makes that event's facts from its records, its kept ones made under other settings.
+    const plan = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
+    this.factsRebuiltUpTo = () => {
+      const underWay = readPlan(plan.get(REBUILD_PLAN))
+      return underWay?.what === 'facts' ? underWay.after : undefined
+    }
     this.listed = db.prepare<[number], number>('SELECT baseband_requested FROM events WHERE event_no = ?').pluck()
   }
 
@@ -78,13 +84,13 @@ export class SqliteKeptInWrites {
       if (kept === 'unreadable') fromRecords.push(eventNo)
       else if (kept === 'not-rebuilt') {
         if (this.listed.get(eventNo) === 1 || this.rows.row(eventNo) !== undefined) notRebuilt.push(eventNo)
-      } else if (kept !== 'absent') this.rows.put(eventNo, remade(kept.facts, kept.before, settings), settings.now)
+      } else if (kept !== 'absent') this.rows.put(eventNo, keptWriteOf(kept.facts, kept.before, settings), settings.now)
       else if (this.listed.get(eventNo) === 1) fromRecords.push(eventNo)
     }
     // Read together: a bulk load that writes its events after their other records brings a batch in at once.
-    for (const [eventNo, records] of this.records.of(fromRecords)) this.rows.put(eventNo, remade(factsOf(eventNo, records, this.config.sites), OUTSIDE, settings), settings.now)
+    for (const [eventNo, records] of this.records.of(fromRecords)) this.rows.put(eventNo, keptWriteOf(factsOf(eventNo, records, this.config.sites), OUTSIDE, settings), settings.now)
     // As the rebuild will make them: no verdict change against a row made under other settings.
-    for (const [eventNo, records] of this.records.of(notRebuilt)) this.rows.put(eventNo, remade(factsOf(eventNo, records, this.config.sites), null, settings), settings.now)
+    for (const [eventNo, records] of this.records.of(notRebuilt)) this.rows.put(eventNo, keptWriteOf(factsOf(eventNo, records, this.config.sites), null, settings), settings.now)
   }
 
   /** A row that cannot be read is made again from the records (which hold the write already), so that it fails no write. */
@@ -93,40 +99,5 @@ export class SqliteKeptInWrites {
     if (row === undefined) return 'absent'
     if ('error' in row) return 'unreadable'
     return { ...row, before: beforeOf(row) }
-  }
-
-  /**
-   * One batch of a rebuild (kept-audits-refresh.ts), inside the caller's transaction: the next
-   * `limit` events after `after`, in order of event number, made again from their records
-   * (`facts`: every event in the audit or with a kept row, so the row of an event no longer in it
-   * goes) or looked at again with the configured deadlines (`looks`: every kept row). Resolves to
-   * the events done. No verdict change is recorded: nothing streams them while the audit is made
-   * again, and a store's first build would record one per event. An event whose records cannot be
-   * read is left as it is, for the verifier to report.
-   */
-  rebuildAfter(what: 'facts' | 'looks', after: number, limit: number): number[] {
-    const settings = this.settings()
-    if (what === 'looks') {
-      const eventNos = this.records.keptAfter(after, limit)
-      for (const [eventNo, row] of this.rows.rows(eventNos)) {
-        if ('error' in row) continue
-        try {
-          this.rows.put(eventNo, remade(row.facts, null, settings), settings.now)
-        } catch (error) {
-          if (!isUnreadableContent(error)) throw error
-        }
-      }
-      return eventNos
-    }
-    const eventNos = this.records.listedOrKeptAfter(after, limit)
-    for (const [eventNo, records] of this.rows.records(eventNos)) {
-      try {
-        if ('error' in records) continue
-        this.rows.put(eventNo, remade(factsOf(eventNo, records, this.config.sites), null, settings), settings.now)
-      } catch (error) {
-        if (!isUnreadableContent(error)) throw error
-      }
-    }
-    return eventNos
   }
 }

@@ -7,7 +7,8 @@ import type { EventPosition } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { KeptWrite } from '../../kept-audit/keeping.js'
 import { isKeptReport, isUnreadableContent } from '../../kept-audit/kept-check.js'
-import type { Held, KeptColumnRepair, KeptRead, KeptStorage, LookedRow, RowWrite, ServedRow, Unreadable, UnreadableRow, WindowRow } from '../../kept-audit/storage.js'
+import { readPlan, type Plan, type RebuildRecord, type RebuildStorage, type Signatures } from '../../kept-audit/rebuild.js'
+import type { Held, KeptColumnRepair, KeptRead, Maybe, LookedRow, RowWrite, ServedRow, Unreadable, UnreadableRow, WindowRow } from '../../kept-audit/storage.js'
 import type { SqliteAuditMarks } from './audit-marks.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteKeptTexts } from './kept-texts.js'
@@ -19,6 +20,9 @@ import type { SqliteRecordCounts } from './record-counts.js'
  * long the service runs (changes are messages, not history: the audit itself is the record).
  */
 export const KEPT_CHANGES = 100_000
+
+/** The settings row of a rebuild under way (rebuild.ts, Plan), written in the transaction of each batch. */
+export const REBUILD_PLAN = 'kept_audit_rebuild'
 
 /** A row as stored: what a conditional write holds it to is these columns as read. */
 interface StoredRow {
@@ -82,7 +86,7 @@ function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
  * changes in `audit_changes`. Reads are one row or one index range; a conditional write is one
  * IMMEDIATE transaction that holds each row to the columns read, then writes it.
  */
-export class SqliteKeptRows implements KeptStorage {
+export class SqliteKeptRows implements RebuildStorage {
   readonly keepsEveryEvent = false
   private readonly statements
 
@@ -118,7 +122,12 @@ export class SqliteKeptRows implements KeptStorage {
       // Rows kept since looks carry their clock (all but those of an older release): a count of the
       // small looked_at index, where count(*) reads every report and fixed audit, freezing the event loop on a large store.
       size: db.prepare<[], number>('SELECT count(*) FROM audits WHERE looked_at IS NOT NULL').pluck(),
-      ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck()
+      ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck(),
+      setting: db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck(),
+      setSetting: db.prepare<[string, string]>('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
+      forgetSetting: db.prepare<[string]>('DELETE FROM settings WHERE name = ?'),
+      // Partial indexes hold these rows, so neither count reads a report.
+      listed: db.prepare<[], number>('SELECT count(*) FROM events WHERE baseband_requested = 1').pluck()
     }
   }
 
@@ -254,6 +263,38 @@ export class SqliteKeptRows implements KeptStorage {
   columnsIn(after: number, upTo: number): KeptColumnRepair[] {
     const texts = this.texts.recheckRange(after, upTo)
     return [...texts, ...this.counts.recheck(after, upTo).map((eventNo): KeptColumnRepair => ({ event_no: eventNo, column: 'record_counts.heartbeat_count' }))]
+  }
+
+  rebuildRecord(): RebuildRecord {
+    const { setting } = this.statements
+    return { facts: setting.get('kept_audit_facts'), looks: setting.get('kept_audit_looks'), plan: readPlan(setting.get(REBUILD_PLAN)) }
+  }
+
+  recordRebuild(plan: Plan | null, { facts, looks }: Signatures): void {
+    const { setSetting, forgetSetting } = this.statements
+    if (plan !== null) return void setSetting.run(REBUILD_PLAN, JSON.stringify(plan))
+    setSetting.run('kept_audit_facts', facts)
+    setSetting.run('kept_audit_looks', looks)
+    forgetSetting.run(REBUILD_PLAN)
+  }
+
+  rebuildTotal(what: Plan['what']): number {
+    return what === 'facts' ? this.statements.listed.get()! : this.size()
+  }
+
+  keptAfter(after: number, limit: number): number[] {
+    return this.reader.keptAfter(after, limit)
+  }
+
+  /** One IMMEDIATE transaction: throws SQLITE_BUSY at once while another process holds the write lock. */
+  batch<T>(work: () => Maybe<T>): T {
+    return this.db
+      .transaction(() => {
+        const done = work()
+        if (done instanceof Promise) throw new Error('A batch of the SQLite store answers at once')
+        return done
+      })
+      .immediate()
   }
 
   /** Events other programs wrote (audit-marks.ts); the service's own writes keep the audit in their transaction and leave none. */

@@ -42,7 +42,7 @@ function planOf(text: string | undefined, signature: string): TextsPlan | undefi
  * same signature goes on after them; of two processes starting at once, each batch takes the
  * stretch after the last one committed. The signature is stored with the last batch.
  */
-export function refreshOutputTexts(db: Database.Database, sites: Sites, batch = TEXTS_BATCH): boolean {
+export function rebuildOutputTexts(db: Database.Database, sites: Sites, batch = TEXTS_BATCH): boolean {
   const signature = outputSignature(sites)
   const read = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
   if (read.get('output_texts') === signature) return false

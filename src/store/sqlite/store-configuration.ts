@@ -56,11 +56,11 @@ function otherLeases(db: Database.Database, except: string | undefined): LeaseRe
 /**
  * Settles what the store's configuration is before anything is made from it, as `use` says
  * (configuration.ts). Throws ConfigurationConflictError to refuse. Resolves to whether the kept
- * state is to be brought up to date (refreshOutputTexts, refreshKeptAudits) and, when this start
+ * state is to be brought up to date (rebuildOutputTexts, the kept audit's rebuild) and, when this start
  * changed the configuration, the line that says so. The check and the lease are one IMMEDIATE
  * transaction: of two instances starting together, the second sees the first's lease.
  */
-export function settleConfiguration(
+export function resolveConfiguration(
   db: Database.Database,
   wanted: StoreConfiguration,
   use: ConfigurationUse,

@@ -7,11 +7,11 @@ import type { WhenMissing } from '../when-missing.js'
 import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, type Access } from './database.js'
-import { refreshOutputTexts } from './output-texts.js'
+import { rebuildOutputTexts } from './output-texts.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { SqliteLease } from './instance-lease.js'
-import { settleConfiguration } from './store-configuration.js'
+import { resolveConfiguration } from './store-configuration.js'
 import { throughBusy } from './through-busy.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
 
@@ -51,9 +51,9 @@ export interface SqliteOptions {
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
-  /** When a kept audit that is due is made again (kept-audit-rebuild.ts); `before-open` unless given. */
+  /** When a kept audit that is due is rebuilt (kept-audit-rebuild.ts); `before-open` unless given. */
   rebuild?: RebuildWhen
-  /** Events made again a transaction while it is: REBUILD_BATCH unless given. */
+  /** Events rebuilt a transaction while it is: REBUILD_BATCH unless given. */
   rebuildBatch?: number
   /** How a rebuild `while-serving` yields before each batch: setImmediate unless a test steps it. */
   rebuildPace?: (next: () => void) => void
@@ -70,8 +70,6 @@ export function openSqliteStore(
   const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
   const wanted = { sites: sites.names, deadlines }
   const rebuild = new KeptAuditRebuild({
-    sites,
-    deadlines,
     busyTimeoutMs,
     notify,
     ...(rebuildBatch === undefined ? {} : { batch: rebuildBatch }),
@@ -84,9 +82,9 @@ export function openSqliteStore(
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
       if (access === 'read-write') dropOwnMarks(db)
-      const { refresh, changed } = settleConfiguration(db, wanted, configuration, lease, now)
+      const { refresh, changed } = resolveConfiguration(db, wanted, configuration, lease, now)
       if (changed !== undefined) notify(changed)
-      if (refresh && refreshOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
+      if (refresh && rebuildOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
       const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
       if (starting && refresh) batchesLeft = rebuild.begin(connection, when)
       else if (starting && configuration === 'read') rebuild.observe(connection)

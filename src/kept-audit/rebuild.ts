@@ -1,0 +1,220 @@
+import { factsOf } from '../domain/audit/kept-facts.js'
+import { StoreUnavailableError } from '../store-unavailable.js'
+import { factsSignature, lookSignature } from '../domain/audit/signature.js'
+import { isUnreadableContent } from './kept-check.js'
+import { beforeOf, keptWriteOf, type KeptWrite } from './keeping.js'
+import type { KeeperConfig } from './keeper.js'
+import type { KeptStorage, Maybe, RowWrite } from './storage.js'
+
+/** Events rebuilt a batch: on SQLite the write lock is held for one batch at a time. */
+export const REBUILD_BATCH = 500
+
+/** How far a kept audit being rebuilt has come: events done, of about `total` (events written meanwhile add to both). */
+export interface RebuildProgress {
+  done: number
+  total: number
+}
+
+/**
+ * The kept audit of a serving instance that started on a store whose audit was made under other
+ * settings or by another release: it is rebuilt in short transactions while the instance
+ * serves, and nothing is read from it until that ends (see KeptAuditRebuildingError).
+ */
+export interface KeptAuditState {
+  /** Null when the kept audit is made; its progress while it is being rebuilt. */
+  rebuilding(): RebuildProgress | null
+  /** Resolves once the kept audit is made (at once when it was), or once the store closes first. */
+  readonly made: Promise<void>
+}
+
+export const KEPT_AUDIT_MADE: KeptAuditState = { rebuilding: () => null, made: Promise.resolve() }
+
+/**
+ * What a read of the kept audit (or of its verdict changes) meets while the audit is being made
+ * again: 503 with its progress, never a verdict of a half-made audit. Writes are served meanwhile.
+ */
+export class KeptAuditRebuildingError extends StoreUnavailableError {
+  override name = 'KeptAuditRebuildingError'
+  constructor(readonly progress: RebuildProgress) {
+    super(rebuildingReason(progress))
+  }
+}
+
+const count = (n: number) => n.toLocaleString('en-US')
+
+/** The reason a client reads while the kept audit is being rebuilt. */
+export const rebuildingReason = ({ done, total }: RebuildProgress) =>
+  `The kept audit is being rebuilt (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`
+
+/** The signatures rows are made under (signature.ts): of the facts (the sites, the reduction of records), of the looks (the deadlines, the rules and forms). */
+export interface Signatures {
+  facts: string
+  looks: string
+}
+
+/**
+ * A rebuild under way, as the store records it with each batch: the signatures it makes the rows
+ * under, whether it makes them from the records (`facts`) or from the kept facts (`looks`), and
+ * the last event number done. A process killed between batches leaves it, and the next start
+ * under the same signatures goes on after that event.
+ */
+export interface Plan extends RebuildProgress, Signatures {
+  what: 'facts' | 'looks'
+  /** No kept audit was there before (a store's first): nothing to say when it is made. */
+  first: boolean
+  after: number
+}
+
+/** What the store records of its rows: the signatures they were last all made under, and a rebuild left under way. */
+export interface RebuildRecord {
+  facts: string | undefined
+  looks: string | undefined
+  plan: Plan | undefined
+}
+
+/** What one batch came to: more to do, or the audit made (`by` this batch, or found made by another process). */
+export type RebuildStep = { made: false; progress: RebuildProgress } | { made: true; by?: Pick<Plan, 'what' | 'first'> }
+
+/** What a rebuild needs of a store beside its rows. */
+export interface RebuildStorage extends KeptStorage {
+  rebuildRecord(): Maybe<RebuildRecord>
+  /** Records the plan after a batch; null once all is made (the signatures stored, the plan gone). */
+  recordRebuild(plan: Plan | null, signatures: Signatures): Maybe<void>
+  /** About how many events a rebuild of `what` goes through. */
+  rebuildTotal(what: Plan['what']): Maybe<number>
+  /** Event numbers of kept rows after `after`, ascending. */
+  keptAfter(after: number, limit: number): Maybe<number[]>
+  /**
+   * Runs one batch: SQLite in one IMMEDIATE transaction (every call of the batch answers at once, so
+   * of several processes each batch takes the stretch after the last one committed), MongoDB as it comes.
+   */
+  batch<T>(work: () => Maybe<T>): Maybe<T>
+}
+
+/** A plan as stored, when it is one (a store may hold another release's, or a hand's). */
+export function readPlan(value: unknown): Plan | undefined {
+  try {
+    const plan = (typeof value === 'string' ? JSON.parse(value) : value) as Partial<Plan> | null
+    return typeof plan?.after === 'number' && (plan.what === 'facts' || plan.what === 'looks') ? (plan as Plan) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Brings the kept rows in line with this process's configuration and release, one batch at a time
+ * in order of event number: every row made again from the records when the sites or the reduction
+ * of records to facts changed (factsSignature), or when no rows were made before; every row made
+ * again from its kept facts when only the deadlines or the rules, wording, order or forms of the
+ * audit changed (lookSignature). Each batch records how far it went, so other processes write
+ * between two batches and a process killed during one leaves the batches before it done.
+ *
+ * A rebuild from the records records no verdict change (a store's first would record one per
+ * event); one of the looks records each verdict a new deadline or rule changes, as a look at an
+ * event again would. An event whose records or row cannot be read is left as it is, for the
+ * verifier to report.
+ *
+ * Written as a generator of the store's answers so that one text runs at once inside SQLite's
+ * transaction and awaits MongoDB's promises (`answers`).
+ */
+export class Rebuild {
+  readonly signatures: Signatures
+
+  constructor(
+    private readonly storage: RebuildStorage,
+    private readonly config: KeeperConfig,
+    private readonly batchSize = REBUILD_BATCH
+  ) {
+    this.signatures = { facts: factsSignature(config.sites), looks: lookSignature(config.deadlines) }
+  }
+
+  /** Whether the rows were made under other signatures, or a rebuild was left unfinished (one under other settings leaves rows made under neither). */
+  due(record: RebuildRecord): boolean {
+    return record.facts !== this.signatures.facts || record.looks !== this.signatures.looks || record.plan !== undefined
+  }
+
+  /** The rebuild under way under this process's signatures, as recorded: undefined before its first batch, and once it is done. */
+  underWay(record: RebuildRecord): Plan | undefined {
+    const { plan } = record
+    return plan?.facts === this.signatures.facts && plan.looks === this.signatures.looks ? plan : undefined
+  }
+
+  /** One batch. */
+  step(): Maybe<RebuildStep> {
+    return this.storage.batch(() => answers(this.steps()))
+  }
+
+  private *steps(): Answers<RebuildStep> {
+    const { storage, batchSize, signatures } = this
+    const record = yield* answer(storage.rebuildRecord())
+    if (!this.due(record)) return { made: true }
+    const plan = this.underWay(record) ?? (yield* this.newPlan(record))
+    const settings = { sites: this.config.sites, deadlines: this.config.deadlines, now: this.config.clock() }
+    const writes: RowWrite[] = []
+    const made = (eventNo: number, make: () => KeptWrite, held: RowWrite['held']) => {
+      try {
+        writes.push({ event_no: eventNo, held, made: make() })
+      } catch (error) {
+        if (!isUnreadableContent(error)) throw error
+      }
+    }
+    let eventNos: number[]
+    if (plan.what === 'looks') {
+      eventNos = yield* answer(storage.keptAfter(plan.after, batchSize))
+      for (const [eventNo, row] of yield* answer(storage.rows(eventNos))) {
+        if (!('error' in row)) made(eventNo, () => keptWriteOf(row.facts, beforeOf(row), settings), row)
+      }
+    } else {
+      eventNos = yield* answer(storage.auditedAfter(plan.after, batchSize))
+      const { rows, records } = yield* answer(storage.read(eventNos))
+      for (const [eventNo, read] of records) {
+        if (!('error' in read)) made(eventNo, () => keptWriteOf(factsOf(eventNo, read, settings.sites), null, settings), rows.get(eventNo) ?? { existed: false, rev: undefined })
+      }
+    }
+    // A write that finds its row changed lost to a write of the event's records, which made the row from them.
+    yield* answer(storage.write(writes, settings.now))
+    if (eventNos.length < batchSize) {
+      yield* answer(storage.recordRebuild(null, signatures))
+      return { made: true, by: { what: plan.what, first: plan.first } }
+    }
+    const next: Plan = { ...plan, after: eventNos.at(-1)!, done: plan.done + eventNos.length }
+    yield* answer(storage.recordRebuild(next, signatures))
+    return { made: false, progress: { done: next.done, total: next.total } }
+  }
+
+  /**
+   * A rebuild from the start. A plan left by a rebuild under other signatures (a start killed, then
+   * one with other settings) counts as facts made otherwise when it was making facts: some rows then
+   * hold facts of neither configuration.
+   */
+  private *newPlan(record: RebuildRecord): Answers<Plan> {
+    const what = record.facts !== this.signatures.facts || record.plan?.what === 'facts' ? 'facts' : 'looks'
+    const total = yield* answer(this.storage.rebuildTotal(what))
+    return { ...this.signatures, what, first: record.facts === undefined || record.plan?.first === true, after: -1, done: 0, total }
+  }
+}
+
+/** One answer of the store, as the generator receives it. */
+function* answer<T>(value: Maybe<T>): Answers<T> {
+  // What the runner sends back for a yielded value is that value, awaited.
+  return (yield value) as T
+}
+
+/** A text that yields the store's answers to its runner and ends with a T. */
+type Answers<T> = Generator<unknown, T, unknown>
+
+/** Runs a generator of store answers: at once while they come at once, awaiting from the first promise on. */
+export function answers<T>(steps: Answers<T>): Maybe<T> {
+  let next = steps.next()
+  while (!next.done) {
+    if (next.value instanceof Promise) return awaited(steps, next.value)
+    next = steps.next(next.value)
+  }
+  return next.value
+}
+
+async function awaited<T>(steps: Answers<T>, first: Promise<unknown>): Promise<T> {
+  let next = steps.next(await first)
+  while (!next.done) next = steps.next(await next.value)
+  return next.value
+}
