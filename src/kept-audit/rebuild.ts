@@ -44,7 +44,7 @@ const count = (n: number) => n.toLocaleString('en-US')
 
 /** The reason a client reads while the kept audit is being rebuilt. */
 export const rebuildingReason = ({ done, total }: RebuildProgress) =>
-  `The kept audit is being rebuilt (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`
+  `The kept audit is being made again (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`
 
 /** The signatures rows are made under (signature.ts): of the facts (the sites, the reduction of records), of the looks (the deadlines, the rules and forms). */
 export interface Signatures {
