@@ -17,7 +17,7 @@ t.test('a conditional write that loses a race to another writer retries, and rec
   engine!.calls.length = 0
 
   t.equal(await store.traces.setStatus(1, KEY, 'complete', 10, 'operator'), true)
-  // The status write's calls come first; the kept audit's reads and write follow them (audit-keeper.ts).
+  // The status write's calls come first; the kept audit's reads and write follow them (the keeper's `keep`, src/kept-audit/keeper.ts).
   const calls = engine!.calls.slice(0, 5).map((call) => call.method)
   t.strictSame(calls, ['findOne', 'updateOne', 'updateOne', 'findOne', 'updateOne'], 'read, a write that lost (to the one landing first), read again, write')
   t.strictSame(await store.traces.history(1), [{ key: KEY, from: 'not_required', to: 'complete', at: 10, by: 'operator' }])

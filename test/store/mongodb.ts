@@ -89,7 +89,7 @@ t.test('bulk writes are one bulkWrite each', async (t) => {
   await store.events.upsert([{ ...event, event_no: 1 }, { ...event, event_no: 2 }])
   await store.traces.upsert([{ event_no: 1 }, { event_no: 2 }])
   await store.datatrail.put([1, 2].map((event_no) => ({ event_no, member: 'baseband', value: {}, update_timestamp: 1 })))
-  // After each, the kept audit reads the event's records back and writes its own collection (audit-keeper.ts).
+  // After each, the kept audit reads the event's records back and writes its own collection (the keeper's `keep`, src/kept-audit/keeper.ts).
   const recordWrites = engine!.calls.filter((call) => call.method === 'bulkWrite' && call.collection !== 'audit')
   t.strictSame(recordWrites.map((call) => [call.collection, call.method]), [
     ['events', 'bulkWrite'],

@@ -30,7 +30,7 @@ const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], he
  * read, with the history's last element to tell that the summary is in step (history-summary.ts):
  * each key's first completion, all factsOf keeps of a history, so it makes the same facts of the
  * summary as of the whole. Not one snapshot: each document is read as it stands, which is why a
- * write recomputes after it lands (see audit-keeper.ts).
+ * write recomputes after it lands (see the keeper's `keep`, src/kept-audit/keeper.ts).
  *
  * A summary out of step or missing (a document written before summaries were, or a history
  * another program wrote) is made up for here: the facts are made from that trace's whole history,

@@ -7,7 +7,7 @@ import { HISTORY_FIELD } from './transitions.js'
 export const RECORD_COLLECTIONS = [COLLECTIONS.events, COLLECTIONS.trace, COLLECTIONS.datatrail, COLLECTIONS.heartbeats] as const
 export type RecordCollection = (typeof RECORD_COLLECTIONS)[number]
 
-/** What a write of records needs of the audit keeper (audit-keeper.ts): to be told which events it touched, once it landed. */
+/** What a write of records needs of the kept audit's keeper (src/kept-audit/keeper.ts): to be told which events it touched, once it landed. */
 export interface KeepAudits {
   keep(eventNos: Iterable<number>): Promise<void>
 }
@@ -31,7 +31,7 @@ export interface RecordWriter {
  * as RecordWrites is on SQLite. It alone holds those collections as more than RecordReads (beside
  * HistorySummaryWrites below, which writes no record but what is derived from one); a writer
  * writes through the RecordWriter that `write` lends it, naming the events each write touches, and
- * once its work is done `write` keeps the audits of those events (audit-keeper.ts). So no record
+ * once its work is done `write` keeps the audits of those events (`Keeper.keep`). So no record
  * reaches the database without its event's audit kept after it, and no writer has to remember to
  * (test/store/mongodb-record-writes.ts holds every file of the adapter to it). Unlike SQLite there
  * is no transaction: the keep follows the write, and a write another program makes is the
