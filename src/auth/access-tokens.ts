@@ -39,10 +39,9 @@ const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
 /**
  * The verify options @fastify/jwt is registered with (src/infrastructure/authentication.ts): what
- * the verifier it builds checks of every access token, and the cache it hands fast-jwt. Time is
- * left out (expiry and nbf are checked by AccessTokens against the app's clock), so whatever
- * fast-jwt decides about a token holds at any time: it caches passes (up to 1000 tokens) and
- * refusals alike, ten minutes each.
+ * the verifier it builds checks of every access token. Time is left out (expiry and nbf are checked
+ * by AccessTokens against the app's clock), so what the verifier decides about a token holds at
+ * any time. fast-jwt's cache is left off: AccessTokens keeps what the checks made of each token.
  */
 export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'issuer'>) {
   return {
@@ -50,11 +49,12 @@ export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'is
     allowedIss: settings.issuer,
     requiredClaims: ['user_id', 'exp', 'iat', 'iss'],
     ignoreExpiration: true,
-    ignoreNotBefore: true,
-    cache: 1000,
-    errorCacheTTL: 600_000
+    ignoreNotBefore: true
   }
 }
+
+/** How many tokens AccessTokens remembers: once full, the one it learnt first goes. */
+export const REMEMBERED_TOKENS = 1000
 
 /** The times of a token that a refusal may come after (a JWT library checks them first). */
 interface TokenTimes {
@@ -63,12 +63,21 @@ interface TokenTimes {
 }
 
 /**
+ * What the checks that do not depend on time made of a token: its claims, or a refusal, given
+ * unless the token's times refuse it first. Either holds for good, so it is remembered.
+ */
+type Checked = { claims: AccessClaims; nbf: unknown } | { refusal: string; times?: TokenTimes }
+
+/**
  * Issues and checks the service's access tokens, stateless (no store access), on the app's clock:
  * @fastify/jwt's signer and verifier do the JWT work, and this adds what the contract asks beyond
  * it (expiry on the app's clock, typed claims, the canonical signature, iat not in the future) and
- * its refusal reasons.
+ * its refusal reasons. What the checks that do not depend on time made of a token is remembered,
+ * keyed by the token itself; its times are checked against the clock on every call.
  */
 export class AccessTokens {
+  readonly #checked = new Map<string, Checked>()
+
   constructor(
     private readonly settings: AccessTokenSettings,
     private readonly jwt: JwtTools,
@@ -82,30 +91,45 @@ export class AccessTokens {
 
   /** `allowExpired`: for a refresh, which may present an expired access token of ours. */
   verify(token: string, { allowExpired = false, nowMs = this.clock() } = {}): VerifyResult {
-    let payload: TokenTimes
+    let checked = this.#checked.get(token)
+    if (checked === undefined) {
+      checked = this.#check(token)
+      if (this.#checked.size >= REMEMBERED_TOKENS) this.#checked.delete(this.#checked.keys().next().value!)
+      this.#checked.set(token, checked)
+    }
+    if ('refusal' in checked) {
+      const late = checked.times === undefined ? undefined : timeRefusal(checked.times, nowMs, allowExpired)
+      return { ok: false, reason: late ?? checked.refusal }
+    }
+    const { claims } = checked
+    const late = timeRefusal({ nbf: checked.nbf, exp: claims.exp }, nowMs, allowExpired)
+    if (late !== undefined) return { ok: false, reason: late }
+    // fast-jwt checks iat only against a maxAge, so a token "issued" in the future would pass.
+    if (claims.iat > nowMs / 1000 + this.settings.issuedAtToleranceSeconds) return { ok: false, reason: ISSUED_IN_THE_FUTURE_REASON }
+    return { ok: true, claims }
+  }
+
+  #check(token: string): Checked {
+    let payload: { nbf?: unknown; exp?: unknown }
     try {
       payload = this.jwt.verify(token)
     } catch (error) {
-      if (!(error instanceof TokenError)) return { ok: false, reason: 'The token is malformed.' }
+      if (!(error instanceof TokenError)) return { refusal: 'The token is malformed.' }
       // The issuer, the one claim fast-jwt matches a value of, checked after the token's times.
-      if (error.code === TokenError.codes.invalidClaimValue) {
-        return { ok: false, reason: timeRefusal(this.jwt.decode(token) ?? {}, nowMs, allowExpired) ?? 'The token issuer is not accepted.' }
-      }
-      return { ok: false, reason: error.message }
+      if (error.code === TokenError.codes.invalidClaimValue) return { refusal: 'The token issuer is not accepted.', times: timesOf(this.jwt.decode(token)) }
+      return { refusal: error.message }
     }
-    const late = timeRefusal(payload, nowMs, allowExpired)
-    if (late !== undefined) return { ok: false, reason: late }
     // fast-jwt checks that exp and iat are numbers; the contract wants safe integers and a
     // non-empty string user_id. Claims beyond the four are ignored.
-    if (!claimsAreTyped.Check(payload)) return { ok: false, reason: 'The token claims are malformed.' }
+    if (!claimsAreTyped.Check(payload)) return { refusal: 'The token claims are malformed.', times: timesOf(payload) }
     // Checked on tokens that passed only, so every other refusal keeps its own reason.
-    if (!CANONICAL_SIGNATURE.test(token)) return { ok: false, reason: 'The token signature is invalid.' }
-    const { user_id, exp, iat, iss } = payload
-    // fast-jwt checks iat only against a maxAge, so a token "issued" in the future would pass.
-    if (iat > nowMs / 1000 + this.settings.issuedAtToleranceSeconds) return { ok: false, reason: ISSUED_IN_THE_FUTURE_REASON }
-    return { ok: true, claims: { user_id, exp, iat, iss } }
+    if (!CANONICAL_SIGNATURE.test(token)) return { refusal: 'The token signature is invalid.', times: timesOf(payload) }
+    const { user_id, exp, iat, iss, nbf } = payload as AccessClaims & TokenTimes
+    return { claims: { user_id, exp, iat, iss }, nbf }
   }
 }
+
+const timesOf = (payload: TokenTimes | null): TokenTimes => ({ nbf: payload?.nbf, exp: payload?.exp })
 
 /** nbf, then exp (unless `allowExpired`), against `nowMs`, as fast-jwt checks them with no leeway. */
 function timeRefusal({ nbf, exp }: TokenTimes, nowMs: number, allowExpired: boolean): string | undefined {
