@@ -78,7 +78,7 @@ async function authentication(fastify: FastifyInstance) {
   fastify.decorate('authenticate', authenticateWith(false))
   fastify.decorate('authenticateAllowingExpired', authenticateWith(true))
 
-  const roles = new RoleCache(async (name) => (await store.users.find(name))?.role)
+  const roles = new RoleCache(async (name) => (await store.users.find(name))?.role, clock)
   fastify.decorate('requireRole', (required: Role) => async (request: FastifyRequest) => {
     const role = await roles.get(request.user.user_id)
     if (role === undefined) throw forbidden('The user of this token no longer exists.')

@@ -1,8 +1,8 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import { build, userWithTokens, type App } from '../helper.js'
+import { build, buildWithProbes, login, userWithTokens, type App } from '../helper.js'
 
-/** Tokens live by the app's clock: these tests move it, and nothing waits. */
+/** Every "now" of the auth routes is the app's clock: these tests move it, and nothing waits. */
 
 const NOW = Date.parse('2026-03-01T12:00:00Z')
 const SECOND = 1000
@@ -54,4 +54,39 @@ t.test('the app’s clock moved past an access token’s life: refused as expire
 
   clock.now = NOW
   t.equal((await verify(app, access_token)).statusCode, 200, 'the clock moved back: the verification cache holds no expiry of its own')
+})
+
+t.test('the app’s clock moved past a refresh token’s life: refresh is refused', async (t) => {
+  const { app, clock } = await appWithClock(t, { REFRESH_TOKEN_TTL: '86400' })
+  const { access_token, refresh_token } = await userWithTokens(app, 'ana')
+
+  clock.now = NOW + 86_399 * SECOND
+  t.equal((await refresh(app, access_token, refresh_token)).statusCode, 200, 'within its life')
+
+  clock.now = NOW + 86_401 * SECOND
+  const late = await refresh(app, access_token, refresh_token)
+  t.equal(late.statusCode, 401)
+  t.strictSame(late.json(), { reasons: ['The refresh token is not valid for this user.'], exception: 'AuthenticationFailed' })
+
+  const again = await login(app, 'ana', 'ana-password')
+  t.equal((await refresh(app, again.access_token, again.refresh_token)).statusCode, 200, 'a login gives a refresh token that lives from the app’s now')
+})
+
+t.test('a role change reaches the write routes once the app’s clock has moved past the role cache', async (t) => {
+  const clock = { now: NOW }
+  const app = await buildWithProbes(
+    t,
+    (probes) => {
+      probes.post('/v1/probe-write', { onRequest: probes.authenticate, preHandler: probes.requireRole('writer') }, async () => ({ ok: true }))
+    },
+    {},
+    { now: () => clock.now }
+  )
+  const { access_token } = await userWithTokens(app, 'wes', 'writer')
+  const write = () => app.inject({ method: 'POST', url: '/v1/probe-write', headers: { authorization: access_token } })
+  t.equal((await write()).statusCode, 200)
+  await app.store.users.setRole('wes', 'reader')
+  t.equal((await write()).statusCode, 200, 'the role is remembered for a few seconds')
+  clock.now = NOW + 5 * SECOND
+  t.equal((await write()).statusCode, 403, 'then read again')
 })
