@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { Test } from 'tap'
-import { build, buildWithProbes, login, userWithTokens, type App } from '../helper.js'
+import { addUser, build, buildWithProbes, login, userWithTokens, type App } from '../helper.js'
 
 /** Every "now" of the auth routes is the app's clock: these tests move it, and nothing waits. */
 
@@ -16,6 +16,8 @@ async function appWithClock(t: Test, env: Record<string, string> = {}) {
 const verify = (app: App, token: string) => app.inject({ url: '/auth/verify', headers: { authorization: token } })
 const refresh = (app: App, token: string, refresh_token: string) =>
   app.inject({ method: 'POST', url: '/auth/refresh', headers: { authorization: token }, payload: { refresh_token } })
+const postAuth = (app: App, username: string, password: string, remoteAddress = '10.0.9.1') =>
+  app.inject({ method: 'POST', url: '/auth', payload: { username, password }, remoteAddress })
 
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { iat: number; exp: number }
 
@@ -70,6 +72,37 @@ t.test('the app’s clock moved past a refresh token’s life: refresh is refuse
 
   const again = await login(app, 'ana', 'ana-password')
   t.equal((await refresh(app, again.access_token, again.refresh_token)).statusCode, 200, 'a login gives a refresh token that lives from the app’s now')
+})
+
+t.test('the login limits’ windows follow the app’s clock', async (t) => {
+  const { app, clock } = await appWithClock(t, { AUTH_RATE_LIMIT: '2', AUTH_USER_FAILURE_LIMIT: '3', AUTH_USER_FAILURE_WINDOW: '600' })
+  await addUser(app, 'ana', 'pw')
+  await addUser(app, 'bob', 'pw')
+  for (let i = 0; i < 2; i++) t.equal((await postAuth(app, 'ana', `guess ${i}`)).statusCode, 401)
+
+  clock.now = NOW + 30 * SECOND
+  const limited = await postAuth(app, 'ana', 'pw')
+  t.equal(limited.statusCode, 429, 'the address has used its minute')
+  t.equal(limited.headers['retry-after'], '30', 'Retry-After counts on the app’s clock')
+
+  clock.now = NOW + 60 * SECOND
+  t.equal((await postAuth(app, 'ana', 'pw')).statusCode, 200, 'a minute later on the app’s clock, the window is over')
+
+  // Three failures for bob from three addresses: his username's limit, for the addresses that failed.
+  for (let i = 0; i < 3; i++) t.equal((await postAuth(app, 'bob', 'guess', `10.0.9.${10 + i}`)).statusCode, 401)
+  clock.now = NOW + 659 * SECOND
+  t.equal((await postAuth(app, 'bob', 'pw', '10.0.9.10')).statusCode, 429, 'within AUTH_USER_FAILURE_WINDOW a failed address waits')
+  clock.now = NOW + 660 * SECOND
+  t.equal((await postAuth(app, 'bob', 'pw', '10.0.9.10')).statusCode, 200, 'after it, on the app’s clock, it does not')
+})
+
+t.test('refresh’s limit window follows the app’s clock', async (t) => {
+  const { app, clock } = await appWithClock(t, { REFRESH_RATE_LIMIT: '2' })
+  const { access_token, refresh_token } = await userWithTokens(app, 'ana')
+  for (let i = 0; i < 2; i++) t.equal((await refresh(app, access_token, refresh_token)).statusCode, 200)
+  t.equal((await refresh(app, access_token, refresh_token)).statusCode, 429)
+  clock.now = NOW + 60 * SECOND
+  t.equal((await refresh(app, access_token, refresh_token)).statusCode, 200)
 })
 
 t.test('a role change reaches the write routes once the app’s clock has moved past the role cache', async (t) => {
