@@ -17,12 +17,13 @@ import { stop } from './processes.js'
 import { logIn } from './tokens.js'
 
 /**
- * `node dist/bench/verify-beside-bare.js [seconds] [rounds] [--cpu-prof]`: GET /auth/verify of the
+ * `node dist/bench/verify-beside-bare.js [seconds] [rounds] [--cpu-prof [--inclusive=REGEX]]`: GET /auth/verify of the
  * service and the bare route of bench/bare-server.ts, served by one process on two ports, loaded in
  * turns (bare first, then verify, each `seconds`, `rounds` times). Prints each one's µs of CPU a
  * request and the bare route's share of verify's; with --cpu-prof, the self time of each while its
  * load ran, side by side, from one profile of that process: what verify pays beyond the bare route,
- * in the same process, heap and JIT. The process runs with `npm start`'s node options and environment.
+ * in the same process, heap and JIT; with --inclusive, also the inclusive time of the functions whose
+ * names match. The process runs with `npm start`'s node options and environment.
  */
 
 const BARE_ROUTE_SCHEMA = {
@@ -62,6 +63,7 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n)
 async function main(): Promise<void> {
   const args = process.argv.slice(2)
   const profile = args.includes('--cpu-prof')
+  const inclusiveOf = new RegExp(args.find((arg) => arg.startsWith('--inclusive='))?.slice('--inclusive='.length) ?? '^$')
   const [secondsText = '5', roundsText = '3'] = args.filter((arg) => !arg.startsWith('--'))
   const seconds = Number(secondsText)
   const rounds = Number(roundsText)
@@ -116,15 +118,23 @@ async function main(): Promise<void> {
   const path = join(profileDir, file)
   const summaries = Object.fromEntries(
     (['bare', 'verify'] as const).map((name) => {
-      const parts = spans[name].map((span) => summariseProfile(path, 1000, /^$/, span))
+      const parts = spans[name].map((span) => summariseProfile(path, 1000, inclusiveOf, span))
       const total = (pick: (summary: ReturnType<typeof summariseProfile>) => Share[]) => {
         const sums = new Map<string, number>()
         for (const part of parts) for (const share of pick(part)) sums.set(share.name, (sums.get(share.name) ?? 0) + share.ms)
         return sums
       }
-      return [name, { busyMs: parts.reduce((sum, part) => sum + part.busyMs, 0), byFunction: total((s) => s.byFunction), byPackage: total((s) => s.byPackage) }]
+      return [
+        name,
+        {
+          busyMs: parts.reduce((sum, part) => sum + part.busyMs, 0),
+          byFunction: total((s) => s.byFunction),
+          byPackage: total((s) => s.byPackage),
+          inclusive: total((s) => s.inclusive)
+        }
+      ]
     })
-  ) as Record<'bare' | 'verify', { busyMs: number; byFunction: Map<string, number>; byPackage: Map<string, number> }>
+  ) as Record<'bare' | 'verify', { busyMs: number; byFunction: Map<string, number>; byPackage: Map<string, number>; inclusive: Map<string, number> }>
   const perRequest = (which: 'bare' | 'verify', ms: number) => (ms * 1000) / answered[which]
   process.stdout.write(
     `\n${path}\nµs of the main thread a request under the profiler: bare ${perRequest('bare', summaries.bare.busyMs).toFixed(2)}, ` +
@@ -144,6 +154,7 @@ async function main(): Promise<void> {
   }
   sideBySide('Self time by package', (summary) => summary.byPackage)
   sideBySide('Self time by function', (summary) => summary.byFunction)
+  if (inclusiveOf.source !== '^$') sideBySide(`Inclusive time of /${inclusiveOf.source}/`, (summary) => summary.inclusive)
 }
 
 if (process.argv[2] === 'serve') await serve()
