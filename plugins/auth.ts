@@ -19,7 +19,7 @@ const WRONG_REFRESH_TOKEN = 'The refresh token is not valid for this user.'
 
 /** POST /auth, GET /auth/verify, POST /auth/refresh (CONTRACT sections 2 and 3). */
 const auth: FastifyPluginAsyncTypebox = async (fastify) => {
-  const { store, tokens, config } = fastify
+  const { store, tokens, config, clock } = fastify
 
   // Probes poll verify, so it is not throttled; refresh only generously (see authLimits).
   const limits = await authLimits(fastify, config)
@@ -60,7 +60,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         const passwordMatches = await verifyPassword(body.password, user?.password_hash)
         if (user === null || !passwordMatches) throw await refused()
         const refresh_token = newRefreshToken()
-        const expiresAt = Date.now() + config.REFRESH_TOKEN_TTL * 1000
+        const expiresAt = clock() + config.REFRESH_TOKEN_TTL * 1000
         // The user may have been removed while the password was being checked.
         if (!(await store.users.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
           throw await refused()
@@ -119,7 +119,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
       const current =
         user !== null &&
         user.refresh_token_hash !== null &&
-        (user.refresh_token_expires_at ?? 0) > Date.now() &&
+        (user.refresh_token_expires_at ?? 0) > clock() &&
         refreshTokenMatches(request.body.refresh_token, user.refresh_token_hash)
       if (!current) throw authenticationFailed(WRONG_REFRESH_TOKEN)
       return { access_token: tokens.issue(request.user.user_id) }

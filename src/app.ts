@@ -34,8 +34,8 @@ declare module 'fastify' {
     store: Store
     /**
      * The time now, ms since the epoch: every "now" a route or a gauge reads (write times, the
-     * audit's deadlines). Tests inject one to place events relative to it without sleeping.
-     * Tokens keep the real clock: their `exp` is checked against it.
+     * audit's deadlines, the tokens' issue and expiry, the login limits' windows). Tests inject
+     * one to place events relative to it, or to move time, without sleeping.
      */
     clock: () => number
   }
@@ -51,7 +51,10 @@ export interface AppOptions {
   store: Store
   /** Where log lines go: standard output unless a test captures them. */
   logStream?: LogStream
-  /** The clock of the routes (ms since the epoch); Date.now unless a test sets the time. */
+  /**
+   * The clock of the routes (ms since the epoch), unless a test sets the time: Date.now, looked up at
+   * each call, so that a test that replaces Date.now moves this clock too.
+   */
   now?: () => number
   /** The built dashboard: dist/dashboard unless a test serves another folder. */
   dashboardRoot?: string
@@ -102,7 +105,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 }
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
-async function app(fastify: FastifyInstance, { config, store, now = Date.now, dashboardRoot, keptAuditUpkeep: upkeepOptions = {} }: AppOptions) {
+async function app(fastify: FastifyInstance, { config, store, now = () => Date.now(), dashboardRoot, keptAuditUpkeep: upkeepOptions = {} }: AppOptions) {
   fastify.decorate('config', config)
   fastify.decorate('store', store)
   fastify.decorate('clock', now)

@@ -38,10 +38,10 @@ export async function build(t: Test, env: ConfigInput = {}, options: BuildOption
  * The production app plus probe routes that a test adds to exercise shared machinery (the role
  * hook, the masking of unexpected errors) that no route of its own exercises yet.
  */
-export async function buildWithProbes(t: Test, addProbes: (app: FastifyInstance) => void, env: ConfigInput = {}) {
+export async function buildWithProbes(t: Test, addProbes: (app: FastifyInstance) => void, env: ConfigInput = {}, options: BuildOptions = {}) {
   const config = testConfig(t, env)
   const app = Fastify(serverOptions(config))
-  await app.register(appPlugin, { config, store: await openStore(config) })
+  await app.register(appPlugin, { config, store: await openStore(config), ...options })
   app.register(async (probes) => addProbes(probes))
   await app.ready()
   t.teardown(() => app.close())
@@ -84,9 +84,9 @@ export function signJwt(
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`
 }
 
-/** Claims as this service issues them, valid for 30 minutes unless overridden. */
-export function claims(userId: string, overrides: Record<string, unknown> = {}) {
-  const iat = Math.floor(Date.now() / 1000)
+/** Claims as this service issues them at `nowMs` (an app's clock), valid for 30 minutes unless overridden. */
+export function claims(userId: string, overrides: Record<string, unknown> = {}, nowMs = Date.now()) {
+  const iat = Math.floor(nowMs / 1000)
   return { user_id: userId, exp: iat + 1800, iat, iss: TEST_ISSUER, ...overrides }
 }
 

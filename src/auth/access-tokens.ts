@@ -1,11 +1,13 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { createVerifier, TokenError } from 'fast-jwt'
+import { TokenError } from 'fast-jwt'
 import { AccessClaimsSchema, type AccessClaims } from '../../schemas/auth.js'
 
 /** Exactly what probes and the Python client match on. */
 export const EXPIRED_REASON = 'Signature has expired.'
 
 export const ISSUED_IN_THE_FUTURE_REASON = 'The token was issued in the future (iat).'
+
+export const NOT_YET_VALID_REASON = 'The token will be active later (nbf).'
 
 export type VerifyResult = { ok: true; claims: AccessClaims } | { ok: false; reason: string }
 
@@ -19,6 +21,13 @@ export interface AccessTokenSettings {
   issuedAtToleranceSeconds: number
 }
 
+/** The token work of @fastify/jwt (`fastify.jwt`) that AccessTokens uses: its signer, its verifier, its decoder. */
+export interface JwtTools {
+  sign(claims: AccessClaims): string
+  verify(token: string): object
+  decode(token: string): object | null
+}
+
 const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
 
 /**
@@ -29,111 +38,102 @@ const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
 const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
 /**
- * What fast-jwt checks of every access token, and how its verifier caches (accessTokenVerifyOptions
- * puts the two together). Results are cached (up to 1000 tokens) until each token's own expiry,
- * failures for ten minutes since a token that fails cannot pass later, except one not valid yet: it
- * passes from its nbf on, so that refusal is not kept. Keyed by the token itself: fast-jwt's
- * default key is a SHA-256 of it, which costs as much as verifying.
+ * The verify options @fastify/jwt is registered with (src/infrastructure/authentication.ts): what
+ * the verifier it builds checks of every access token. Time is left out (expiry and nbf are checked
+ * by AccessTokens against the app's clock), so what the verifier decides about a token holds at
+ * any time. fast-jwt's cache is left off: AccessTokens keeps what the checks made of each token.
  */
-export function accessTokenChecks(settings: Pick<AccessTokenSettings, 'issuer'>) {
+export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'issuer'>) {
   return {
     algorithms: ['HS256' as const],
     allowedIss: settings.issuer,
     requiredClaims: ['user_id', 'exp', 'iat', 'iss'],
-    clockTolerance: 0
+    ignoreExpiration: true,
+    ignoreNotBefore: true
   }
 }
 
-export function accessTokenCache() {
-  return {
-    cache: 1000,
-    cacheKeyBuilder: (token: string) => token,
-    errorCacheTTL: (error: TokenError) => (error.code === TokenError.codes.inactive ? 0 : 600_000)
-  }
+/** How many tokens AccessTokens remembers: once full, the one it learnt first goes. */
+export const REMEMBERED_TOKENS = 1000
+
+/** The times of a token that a refusal may come after (a JWT library checks them first). */
+interface TokenTimes {
+  nbf?: unknown
+  exp?: unknown
 }
 
 /**
- * The options of the cached verifier: the one @fastify/jwt is registered with (see
- * src/infrastructure/authentication.ts) and the one AccessTokens calls, so that both check alike.
+ * What the checks that do not depend on time made of a token: its claims, or a refusal, given
+ * unless the token's times refuse it first. Either holds for good, so it is remembered.
  */
-export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'issuer'>) {
-  return { ...accessTokenChecks(settings), ...accessTokenCache() }
-}
+type Checked = { claims: AccessClaims; nbf: unknown } | { refusal: string; times?: TokenTimes }
 
 /**
- * Issues and checks the service's access tokens, stateless (no store access): the signer given
- * (@fastify/jwt's) and fast-jwt's verifiers do the JWT work, and this adds what the contract asks
- * beyond it (typed claims, the canonical signature, iat not in the future) and its refusal reasons.
- * The cached verifier is called directly: @fastify/jwt's `jwt.verify` copies its options into new
- * objects on every call before it reaches a verifier built from the same options.
+ * Issues and checks the service's access tokens, stateless (no store access), on the app's clock:
+ * @fastify/jwt's signer and verifier do the JWT work, and this adds what the contract asks beyond
+ * it (expiry on the app's clock, typed claims, the canonical signature, iat not in the future) and
+ * its refusal reasons. What the checks that do not depend on time made of a token is remembered,
+ * keyed by the token itself; its times are checked against the clock on every call.
  */
 export class AccessTokens {
-  /** Every check, cached. */
-  private readonly verifyCached: (token: string) => unknown
-  /** The same checks but expiry, uncached: a refresh may present an expired access token. */
-  private readonly verifyAllowingExpired: (token: string) => unknown
+  readonly #checked = new Map<string, Checked>()
 
-  /** Build it inside withoutCacheKeyWarning: the cached verifier has a custom cache key. */
   constructor(
     private readonly settings: AccessTokenSettings,
-    private readonly sign: (claims: AccessClaims) => string
-  ) {
-    this.verifyCached = createVerifier({ key: settings.secret, ...accessTokenVerifyOptions(settings) })
-    this.verifyAllowingExpired = createVerifier({ key: settings.secret, ...accessTokenChecks(settings), ignoreExpiration: true })
-  }
+    private readonly jwt: JwtTools,
+    private readonly clock: () => number
+  ) {}
 
-  issue(userId: string, nowMs = Date.now()): string {
+  issue(userId: string, nowMs = this.clock()): string {
     const iat = Math.floor(nowMs / 1000)
-    return this.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
+    return this.jwt.sign({ user_id: userId, exp: iat + this.settings.ttlSeconds, iat, iss: this.settings.issuer })
   }
 
-  verify(token: string, { allowExpired = false, nowMs = Date.now() } = {}): VerifyResult {
-    let payload: unknown
+  /** `allowExpired`: for a refresh, which may present an expired access token of ours. */
+  verify(token: string, { allowExpired = false, nowMs = this.clock() } = {}): VerifyResult {
+    let checked = this.#checked.get(token)
+    if (checked === undefined) {
+      checked = this.#check(token)
+      if (this.#checked.size >= REMEMBERED_TOKENS) this.#checked.delete(this.#checked.keys().next().value!)
+      this.#checked.set(token, checked)
+    }
+    if ('refusal' in checked) {
+      const late = checked.times === undefined ? undefined : timeRefusal(checked.times, nowMs, allowExpired)
+      return { ok: false, reason: late ?? checked.refusal }
+    }
+    const { claims } = checked
+    const late = timeRefusal({ nbf: checked.nbf, exp: claims.exp }, nowMs, allowExpired)
+    if (late !== undefined) return { ok: false, reason: late }
+    // fast-jwt checks iat only against a maxAge, so a token "issued" in the future would pass.
+    if (claims.iat > nowMs / 1000 + this.settings.issuedAtToleranceSeconds) return { ok: false, reason: ISSUED_IN_THE_FUTURE_REASON }
+    return { ok: true, claims }
+  }
+
+  #check(token: string): Checked {
+    let payload: { nbf?: unknown; exp?: unknown }
     try {
-      payload = allowExpired ? this.verifyAllowingExpired(token) : this.verifyCached(token)
+      payload = this.jwt.verify(token)
     } catch (error) {
-      return { ok: false, reason: reasonFor(error) }
+      if (!(error instanceof TokenError)) return { refusal: 'The token is malformed.' }
+      // The issuer, the one claim fast-jwt matches a value of, checked after the token's times.
+      if (error.code === TokenError.codes.invalidClaimValue) return { refusal: 'The token issuer is not accepted.', times: timesOf(this.jwt.decode(token)) }
+      return { refusal: error.message }
     }
     // fast-jwt checks that exp and iat are numbers; the contract wants safe integers and a
     // non-empty string user_id. Claims beyond the four are ignored.
-    if (!claimsAreTyped.Check(payload)) return { ok: false, reason: 'The token claims are malformed.' }
+    if (!claimsAreTyped.Check(payload)) return { refusal: 'The token claims are malformed.', times: timesOf(payload) }
     // Checked on tokens that passed only, so every other refusal keeps its own reason.
-    if (!CANONICAL_SIGNATURE.test(token)) return { ok: false, reason: 'The token signature is invalid.' }
-    const { user_id, exp, iat, iss } = payload
-    // fast-jwt checks iat only against a maxAge, so a token "issued" in the future would pass.
-    // Checked here, after the cache, so the refusal is never kept: such a token passes once the
-    // clocks agree with it.
-    if (iat > nowMs / 1000 + this.settings.issuedAtToleranceSeconds) return { ok: false, reason: ISSUED_IN_THE_FUTURE_REASON }
-    return { ok: true, claims: { user_id, exp, iat, iss } }
+    if (!CANONICAL_SIGNATURE.test(token)) return { refusal: 'The token signature is invalid.', times: timesOf(payload) }
+    const { user_id, exp, iat, iss, nbf } = payload as AccessClaims & TokenTimes
+    return { claims: { user_id, exp, iat, iss }, nbf }
   }
 }
 
-function reasonFor(error: unknown): string {
-  if (!(error instanceof TokenError)) return 'The token is malformed.'
-  switch (error.code) {
-    case TokenError.codes.expired:
-      return EXPIRED_REASON
-    case TokenError.codes.invalidClaimValue:
-      return error.message.includes('iss') ? 'The token issuer is not accepted.' : error.message
-    default:
-      return error.message
-  }
-}
+const timesOf = (payload: TokenTimes | null): TokenTimes => ({ nbf: payload?.nbf, exp: payload?.exp })
 
-/**
- * fast-jwt warns about any custom cache key, because one that collides could hand one user's
- * verified claims to another. The token itself cannot collide, so that one warning is dropped
- * while `create` builds the verifiers.
- */
-export async function withoutCacheKeyWarning<T>(create: () => PromiseLike<T>): Promise<T> {
-  const emitWarning = process.emitWarning.bind(process)
-  process.emitWarning = function (warning: string | Error, ...rest: unknown[]) {
-    if ((rest[0] as { code?: unknown } | undefined)?.code === 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK') return
-    return (emitWarning as (...args: unknown[]) => void)(warning, ...rest)
-  }
-  try {
-    return await create()
-  } finally {
-    process.emitWarning = emitWarning
-  }
+/** nbf, then exp (unless `allowExpired`), against `nowMs`, as fast-jwt checks them with no leeway. */
+function timeRefusal({ nbf, exp }: TokenTimes, nowMs: number, allowExpired: boolean): string | undefined {
+  if (typeof nbf === 'number' && nowMs < nbf * 1000) return NOT_YET_VALID_REASON
+  if (!allowExpired && typeof exp === 'number' && nowMs > exp * 1000) return EXPIRED_REASON
+  return undefined
 }

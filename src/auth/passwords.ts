@@ -1,5 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
-import pLimit from 'p-limit'
+import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { ScryptThreads } from './scrypt-threads.js'
 
 /**
  * scrypt with N = 2^14, r = 8, p = 5: one of OWASP's equivalent minimum settings, and the one with
@@ -11,20 +11,15 @@ const KEY_LENGTH = 32
 
 type Cost = typeof PASSWORD_COST
 
-/**
- * Two hashes at a time: libuv would run four, each holding its memory, for no more logins a second
- * on two cores; the others wait their turn.
- */
-const hashing = pLimit(2)
+/** Every hash of the process, logins and commands alike, is made by these threads. */
+const threads = new ScryptThreads()
+
+/** How many passwords this process hashes at once at most. */
+export const HASHING_THREADS = threads.size
 
 function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r }
-  return hashing(
-    () =>
-      new Promise<Buffer>((resolve, reject) =>
-        scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)))
-      )
-  )
+  return threads.derive({ password: password.normalize('NFC'), salt, keyLength: KEY_LENGTH, options })
 }
 
 /** `cost` is for test fixtures only: verification always uses the parameters stored with the hash. */

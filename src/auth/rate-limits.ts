@@ -2,6 +2,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { AppError } from '../app-error.js'
+import { clockStore } from './clock-store.js'
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>
@@ -42,10 +43,10 @@ const MINUTE = 60_000
  *
  * @fastify/rate-limit can read a counter without counting, which is all that counting only failures
  * needs: a counter is read before the password is checked and counted after it fails. Counters live
- * in this process, in LRU maps of 5000 keys each.
+ * in this process, in LRU maps of 5000 keys each, and their windows on the app's clock.
  */
 export async function authLimits(fastify: FastifyInstance, config: Config): Promise<AuthLimits> {
-  await fastify.register(rateLimit, { global: false })
+  await fastify.register(rateLimit, { global: false, store: clockStore(fastify.clock) })
   const perAddress = fastify.createRateLimit({
     max: config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT,
     timeWindow: MINUTE,

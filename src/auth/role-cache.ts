@@ -10,9 +10,14 @@ const MAX_ENTRIES = 10_000
 export class RoleCache {
   private readonly entries = new Map<string, { role: Role | undefined; until: number }>()
 
-  constructor(private readonly lookup: (name: string) => Promise<Role | undefined>) {}
+  constructor(
+    private readonly lookup: (name: string) => Promise<Role | undefined>,
+    /** The app's clock. */
+    private readonly clock: () => number
+  ) {}
 
-  async get(name: string, now = Date.now()): Promise<Role | undefined> {
+  async get(name: string): Promise<Role | undefined> {
+    const now = this.clock()
     const cached = this.entries.get(name)
     if (cached !== undefined && cached.until > now) return cached.role
     const role = await this.lookup(name)

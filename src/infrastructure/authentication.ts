@@ -3,7 +3,7 @@ import fastifyJwt from '@fastify/jwt'
 import fp from 'fastify-plugin'
 import type { AccessClaims, Role } from '../../schemas/auth.js'
 import { authorizationAbsent, forbidden, invalidToken } from '../app-error.js'
-import { AccessTokens, accessTokenVerifyOptions, withoutCacheKeyWarning } from '../auth/access-tokens.js'
+import { AccessTokens, accessTokenVerifyOptions } from '../auth/access-tokens.js'
 import { tokenOf } from '../auth/authorization-header.js'
 import { RoleCache } from '../auth/role-cache.js'
 
@@ -33,15 +33,15 @@ declare module '@fastify/jwt' {
 const rank: Record<Role, number> = { reader: 0, writer: 1, admin: 2 }
 
 /**
- * Registers @fastify/jwt once (the secret, HS256, the checks and the verification cache) and
- * decorates the token service and the hooks that use it: `fastify.jwt.sign` issues the access
- * tokens, and fast-jwt's verifier, built once from the options the plugin has, checks them in the
- * onRequest hooks below. `request.jwtVerify` is not used: it decodes every token twice, runs an
- * async waterfall and builds a verifier per call for non-default options, work a direct call of
- * the verifier never does.
+ * Registers @fastify/jwt once (the secret, HS256, the checks and fast-jwt's cache) and decorates
+ * the token service and the hooks that use it: `fastify.jwt.sign` issues the access tokens and
+ * `fastify.jwt.verify`, the one verifier the plugin builds at registration, checks them in the
+ * onRequest hooks below, on the app's clock (AccessTokens). `request.jwtVerify` is not used: it
+ * decodes every token twice and runs an async waterfall a request, work a call of
+ * `fastify.jwt.verify` never does.
  */
 async function authentication(fastify: FastifyInstance) {
-  const { config, store } = fastify
+  const { config, store, clock } = fastify
   const secret = config.JWT_SECRET
   if (secret === undefined) throw new Error('JWT_SECRET must be resolved before the app is built')
   const settings = {
@@ -50,12 +50,14 @@ async function authentication(fastify: FastifyInstance) {
     ttlSeconds: config.ACCESS_TOKEN_TTL,
     issuedAtToleranceSeconds: config.TOKEN_IAT_TOLERANCE_S
   }
-  // It also decorates request.user, which the hooks set. Its verifier and the one AccessTokens
-  // calls are built from the same options.
-  const tokens = await withoutCacheKeyWarning(async () => {
-    await fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: accessTokenVerifyOptions(settings) })
-    return new AccessTokens(settings, (claims) => fastify.jwt.sign(claims))
-  })
+  // It also decorates request.user, which the hooks set.
+  await fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: accessTokenVerifyOptions(settings) })
+  const { jwt } = fastify
+  const tokens = new AccessTokens(
+    settings,
+    { sign: (claims) => jwt.sign(claims), verify: (token) => jwt.verify(token), decode: (token) => jwt.decode(token) },
+    clock
+  )
   fastify.decorate('tokens', tokens)
 
   // Callback hooks: the every-request path allocates no promise.
@@ -76,7 +78,7 @@ async function authentication(fastify: FastifyInstance) {
   fastify.decorate('authenticate', authenticateWith(false))
   fastify.decorate('authenticateAllowingExpired', authenticateWith(true))
 
-  const roles = new RoleCache(async (name) => (await store.users.find(name))?.role)
+  const roles = new RoleCache(async (name) => (await store.users.find(name))?.role, clock)
   fastify.decorate('requireRole', (required: Role) => async (request: FastifyRequest) => {
     const role = await roles.get(request.user.user_id)
     if (role === undefined) throw forbidden('The user of this token no longer exists.')
@@ -87,6 +89,6 @@ async function authentication(fastify: FastifyInstance) {
 export default fp(authentication, {
   name: 'authentication',
   fastify: '5.x',
-  decorators: { fastify: ['config', 'store'] },
+  decorators: { fastify: ['config', 'store', 'clock'] },
   dependencies: ['error-handler']
 })

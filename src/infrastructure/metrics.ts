@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import fp from 'fastify-plugin'
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import { clusterScrape } from './cluster-metrics.js'
+import { RequestLatency } from './request-latency.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,14 +25,7 @@ async function metrics(fastify: FastifyInstance) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   startTimeOfYoungest(registry)
-  const labelNames = ['method', 'route', 'status_code'] as const
-  const latency = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from the request to the end of the response.',
-    labelNames,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry]
-  })
+  const latency = new RequestLatency(LATENCY_BUCKETS, registry)
   fastify.decorate('metrics', registry)
   fastify.decorate('scrapeMetrics', cluster.isWorker ? clusterScrape(registry) : () => registry.metrics())
 
@@ -39,20 +33,20 @@ async function metrics(fastify: FastifyInstance) {
    * Records under one route label; the series of each method and status is looked up once, by
    * values the request already holds (a key joined from them would be a new string each time).
    */
+  type Record = (seconds: number) => void
   const recorder = (route: string) => {
-    type Bound = Histogram.Internal<(typeof labelNames)[number]>
-    const series = new Map<string, Map<number, Bound>>()
+    const series = new Map<string, Map<number, Record>>()
     return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const { method } = request
       const { statusCode } = reply
       let byStatus = series.get(method)
-      if (byStatus === undefined) series.set(method, (byStatus = new Map<number, Bound>()))
-      let bound = byStatus.get(statusCode)
-      if (bound === undefined) {
-        bound = latency.labels({ method, route, status_code: String(statusCode) })
-        byStatus.set(statusCode, bound)
+      if (byStatus === undefined) series.set(method, (byStatus = new Map<number, Record>()))
+      let record = byStatus.get(statusCode)
+      if (record === undefined) {
+        record = latency.series({ method, route, status_code: String(statusCode) })
+        byStatus.set(statusCode, record)
       }
-      bound.observe(reply.elapsedTime / 1000)
+      record(reply.elapsedTime / 1000)
       done()
     }
   }

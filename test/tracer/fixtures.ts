@@ -5,9 +5,12 @@ import type { ConfigInput } from '../../src/config.js'
 import { toEventRecord } from '../../src/domain/events.js'
 import { build, userWithTokens, type App, type BuildOptions } from '../helper.js'
 
-/** An app with a writer and a reader logged in. */
+/**
+ * An app with a writer and a reader logged in. Tests move the app's clock by hours and days, and
+ * tokens live by that clock: these are issued for a year unless `env` says otherwise.
+ */
 export async function tracerApp(t: Test, env: ConfigInput = {}, options: BuildOptions = {}) {
-  const app = await build(t, env, options)
+  const app = await build(t, { ACCESS_TOKEN_TTL: String(365 * 86_400), ...env }, options)
   const writer = (await userWithTokens(app, 'pipeline', 'writer')).access_token
   const reader = (await userWithTokens(app, 'operator', 'reader')).access_token
   return { app, writer, reader }

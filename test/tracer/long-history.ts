@@ -47,8 +47,8 @@ t.test('an event of 1,000,000 transitions: ten clients read its history and one 
     })
 
   t.test('ten clients, each its own user and address, read its history while /health is asked', async (t) => {
-    // Reads need no stored user: tokens signed as the service signs them (logins would meet the login limit).
-    const clients = Array.from({ length: 10 }, (_, i) => ({ token: signJwt(claims(`reader${i}`)), address: `192.0.2.${10 + i}` }))
+    // Reads need no stored user: tokens signed as the service signs them, at its clock (logins would meet the login limit).
+    const clients = Array.from({ length: 10 }, (_, i) => ({ token: signJwt(claims(`reader${i}`, {}, pipeline.clock.now)), address: `192.0.2.${10 + i}` }))
     const health: { status: number; waitedFor: number }[] = []
     let reading = true
     const { result: parts, statements } = await statementsOf(async (noted) => {

@@ -49,10 +49,15 @@ export const SITE_STAGES = ['baseband_callback_request', 'baseband_conversion', 
 /** The four stages of a site, as `complete` keys. */
 export const allStagesAt = (site: string) => SITE_STAGES.map((stage) => `${stage}@${site}`)
 
-/** An app whose clock a test sets (NOW unless moved), with a writer and a reader logged in. */
+/**
+ * An app whose clock a test sets (NOW unless moved), with a writer and a reader logged in. Tests
+ * move the clock back as well as on (a writer's clock behind), and tokens live by it: the users
+ * logged in a month before NOW, with tokens of a year (tracerApp).
+ */
 export async function pipelineApp(t: Test, env: ConfigInput = {}) {
-  const clock = { now: NOW }
+  const clock = { now: NOW - 30 * DAY }
   const { app, writer, reader } = await tracerApp(t, env, { now: () => clock.now })
+  clock.now = NOW
 
   const write = async (url: string, payload: unknown, method: 'POST' | 'PUT' = 'POST') => {
     const response = await post(app, url, writer, payload, method)
