@@ -54,7 +54,7 @@ export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'is
 }
 
 /** How many tokens AccessTokens remembers: once full, the one it learnt first goes. */
-export const REMEMBERED_TOKENS = 1000
+const REMEMBERED_TOKENS = 1000
 
 /** The times of a token that a refusal may come after (a JWT library checks them first). */
 interface TokenTimes {

@@ -6,9 +6,10 @@ const LOGINS = 24
 const AT_ONCE = 4
 /**
  * Each password hash takes 16 MiB from the C allocator. Left to its defaults, glibc hands the block
- * back to the kernel only the first time; after that it keeps one in the arena of every libuv thread
- * that hashed, some 64 MB for good. `npm start` fixes the allocator's mmap threshold, so every block
- * goes back when freed and only what Node itself allocates for the requests remains.
+ * back to the kernel only the first time; after that it keeps one in the arena of every thread that
+ * hashed, some 64 MB for good when libuv's four threads did. `npm start` fixes the allocator's mmap
+ * threshold, so every block goes back when freed and only what Node itself allocates for the
+ * requests remains. The first login starts the hashing thread, which lives on through the rounds.
  */
 const RSS_GROWTH_LIMIT_MB = 24
 
