@@ -16,6 +16,7 @@ import {
   readExposition,
   RULE_TESTS_FILE
 } from './deploy/queries.js'
+import './deploy/containerfile.js'
 
 const queries = [...alertRules().map((rule) => ({ where: `alert ${rule.alert}`, expr: rule.expr })), ...dashboardQueries()]
 

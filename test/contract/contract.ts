@@ -96,7 +96,7 @@ export async function call(
   const body =
     mediaType === 'application/json' ? response.json() : mediaType === 'text/event-stream' ? await firstMessage(response, afterOpen) : response.body
   t.ok(validate(body), `${label} matches openapi.yaml`, { errors: validate.errors, body: response.body })
-  // An open stream goes through Prism once by itself (openapi.test.ts): Prism holds it until it ends.
+  // An open stream goes through Prism once by itself (openapi.ts): Prism holds it until it ends.
   if (throughPrism && options.payloadAsStream !== true) {
     const { status, violations } = await sendThroughPrism(t, app, options)
     prismTally.requests++

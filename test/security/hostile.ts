@@ -2,17 +2,20 @@
  * Shared material of the security suites: the production app with the list of its routes, the
  * check every answer must pass (CONTRACT section 1), hostile values for fast-check, and raw HTTP.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { appPlugin, serverOptions } from '../../src/app.js'
-import type { ConfigInput } from '../../src/config.js'
+import { loadConfig, type ConfigInput } from '../../src/config.js'
 import { urlsOf } from '../../src/infrastructure/http/error-handler.js'
 import { openStore } from '../../src/store/open.js'
 import { builtDashboardFixture } from '../dashboard/assets.js'
-import { expiredToken, testConfig, userWithTokens } from '../helper.js'
+import { expiredToken, TEST_SECRET, userWithTokens } from '../helper.js'
 
 /** One seed for every property of the security suites; FC_SEED=... replays another run. */
 export const SEED = Number(process.env.FC_SEED ?? 20251122)
@@ -41,7 +44,10 @@ export interface SecurityApp {
  */
 export async function securityApp(t: Test, env: ConfigInput = {}): Promise<SecurityApp> {
   const unlimited = { AUTH_RATE_LIMIT: '1000000', AUTH_USER_FAILURE_LIMIT: '1000000', REFRESH_RATE_LIMIT: '1000000' }
-  const config = testConfig(t, { ...unlimited, ...env })
+  // A folder of its own, not t.testdir(): the suites of this group open apps on tap's root test,
+  // whose one test folder each such call would empty under the others.
+  const dir = mkdtempSync(join(tmpdir(), 'frb-security-'))
+  const config = loadConfig({ TRACER_DB: join(dir, 'tracer.sqlite'), JWT_SECRET: TEST_SECRET, LOG_LEVEL: 'silent', ...unlimited, ...env })
   const app = Fastify(serverOptions(config))
   const seen = new Set<string>()
   const routes: Route[] = []
@@ -57,7 +63,10 @@ export async function securityApp(t: Test, env: ConfigInput = {}): Promise<Secur
   // The dashboard's routes serve a stand-in build, so these suites do not depend on `npm run build`.
   await app.register(appPlugin, { config, store: await openStore(config), dashboardRoot: builtDashboardFixture(t) })
   await app.ready()
-  t.teardown(() => app.close())
+  t.teardown(async () => {
+    await app.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
   const writerPair = await userWithTokens(app, 'pipeline', 'writer')
   const readerPair = await userWithTokens(app, 'operator', 'reader')
   return {

@@ -1,6 +1,6 @@
 /**
  * A generator of hostile requests for every route of the app, keyed by the route's URL template.
- * hostile-input.test.ts fails when the app has a route this table does not know: add it here.
+ * hostile-input.ts fails when the app has a route this table does not know: add it here.
  */
 import fc from 'fast-check'
 import { encodeHistoryAfter } from '../../src/domain/history-cursor.js'

@@ -3,10 +3,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { serveEnvironment, serveNodeOptions } from '../src/package-info.js'
-import { baseImages } from './process/containers.js'
+import { serveEnvironment, serveNodeOptions } from '../../src/package-info.js'
+import { baseImages } from '../process/containers.js'
 
-const ROOT = join(import.meta.dirname, '../..')
+const ROOT = join(import.meta.dirname, '../../..')
 const containerfile = readFileSync(join(ROOT, 'Containerfile'), 'utf8')
 /** The instructions of the image that runs, the last stage, each on one line. */
 const runtime = containerfile
