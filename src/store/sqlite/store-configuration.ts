@@ -18,38 +18,49 @@ import { InstanceLease } from '../configuration-use.js'
  * signatures) and the table `instances`. Every answer comes at once.
  */
 export class SqliteConfiguration implements ConfigurationStorage {
+  /**
+   * Each statement prepared once, at its first use: a connection keeps every statement prepared on
+   * it for the process's life (native-lifetimes.ts), and a lease renews on its own connection every
+   * LEASE_RENEW_MS for as long as its instance serves.
+   */
+  private readonly prepared = new Map<string, Database.Statement>()
+
   constructor(private readonly db: Database.Database) {}
 
+  private statement<Parameters extends unknown[], Row = unknown>(sql: string): Database.Statement<Parameters, Row> {
+    let statement = this.prepared.get(sql)
+    if (statement === undefined) this.prepared.set(sql, (statement = this.db.prepare(sql)))
+    return statement as unknown as Database.Statement<Parameters, Row>
+  }
+
   stored(): StoredConfiguration {
-    const read = this.db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
+    const read = this.statement<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
     return { configuration: read.get('configuration'), facts: read.get('kept_audit_facts'), looks: read.get('kept_audit_looks') }
   }
 
   record(configuration: StoreConfiguration): void {
-    this.db
-      .prepare<[string]>(`INSERT INTO settings (name, value) VALUES ('configuration', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`)
-      .run(JSON.stringify(asRecorded(configuration)))
+    const record = this.statement<[string]>(`INSERT INTO settings (name, value) VALUES ('configuration', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`)
+    record.run(JSON.stringify(asRecorded(configuration)))
   }
 
   leases(): LeaseRecord[] {
-    const rows = this.db
-      .prepare<[], { id: string; host: string; pid: number; configuration: string; renewed_at: number }>('SELECT id, host, pid, configuration, renewed_at FROM instances')
-      .all()
+    const rows = this.statement<[], { id: string; host: string; pid: number; configuration: string; renewed_at: number }>(
+      'SELECT id, host, pid, configuration, renewed_at FROM instances'
+    ).all()
     return rows.map((row) => ({ instance: { id: row.id, host: row.host, pid: row.pid }, configuration: readConfiguration(row.configuration), renewedAt: row.renewed_at }))
   }
 
   putLease({ id, host, pid }: Instance, configuration: StoreConfiguration, renewedAt: number): void {
-    this.db
-      .prepare<[string, string, number, string, number]>(
-        `INSERT INTO instances (id, host, pid, configuration, renewed_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET configuration = excluded.configuration, renewed_at = excluded.renewed_at`
-      )
-      .run(id, host, pid, JSON.stringify(asRecorded(configuration)), renewedAt)
+    const put = this.statement<[string, string, number, string, number]>(
+      `INSERT INTO instances (id, host, pid, configuration, renewed_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET configuration = excluded.configuration, renewed_at = excluded.renewed_at`
+    )
+    put.run(id, host, pid, JSON.stringify(asRecorded(configuration)), renewedAt)
   }
 
   removeLease(id: string, renewedAt?: number): void {
-    if (renewedAt === undefined) this.db.prepare<[string]>('DELETE FROM instances WHERE id = ?').run(id)
-    else this.db.prepare<[string, number]>('DELETE FROM instances WHERE id = ? AND renewed_at = ?').run(id, renewedAt)
+    if (renewedAt === undefined) this.statement<[string]>('DELETE FROM instances WHERE id = ?').run(id)
+    else this.statement<[string, number]>('DELETE FROM instances WHERE id = ? AND renewed_at = ?').run(id, renewedAt)
   }
 
   /** One IMMEDIATE transaction: of two instances starting together, the second sees the first's lease. */
