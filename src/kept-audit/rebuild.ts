@@ -1,10 +1,11 @@
 import { factsOf } from '../domain/audit/kept-facts.js'
+import { answer, answers, type Answers, type Maybe } from '../maybe.js'
 import { StoreUnavailableError } from '../store-unavailable.js'
 import { factsSignature, lookSignature } from '../domain/audit/signature.js'
 import { isUnreadableContent } from './kept-check.js'
 import { beforeOf, keptWriteOf, type KeptWrite } from './keeping.js'
 import type { KeeperConfig } from './keeper.js'
-import type { KeptStorage, Maybe, RowWrite } from './storage.js'
+import type { KeptStorage, RowWrite } from './storage.js'
 
 /** Events rebuilt a batch: on SQLite the write lock is held for one batch at a time. */
 export const REBUILD_BATCH = 500
@@ -115,7 +116,7 @@ export function readPlan(value: unknown): Plan | undefined {
  * verifier to report.
  *
  * Written as a generator of the store's answers so that one text runs at once inside SQLite's
- * transaction and awaits MongoDB's promises (`answers`).
+ * transaction and awaits MongoDB's promises (`answers`, src/maybe.ts).
  */
 export class Rebuild {
   readonly signatures: Signatures
@@ -192,29 +193,4 @@ export class Rebuild {
     const total = yield* answer(this.storage.rebuildTotal(what))
     return { ...this.signatures, what, first: record.facts === undefined || record.plan?.first === true, after: -1, done: 0, total }
   }
-}
-
-/** One answer of the store, as the generator receives it. */
-function* answer<T>(value: Maybe<T>): Answers<T> {
-  // What the runner sends back for a yielded value is that value, awaited.
-  return (yield value) as T
-}
-
-/** A text that yields the store's answers to its runner and ends with a T. */
-type Answers<T> = Generator<unknown, T, unknown>
-
-/** Runs a generator of store answers: at once while they come at once, awaiting from the first promise on. */
-export function answers<T>(steps: Answers<T>): Maybe<T> {
-  let next = steps.next()
-  while (!next.done) {
-    if (next.value instanceof Promise) return awaited(steps, next.value)
-    next = steps.next(next.value)
-  }
-  return next.value
-}
-
-async function awaited<T>(steps: Answers<T>, first: Promise<unknown>): Promise<T> {
-  let next = steps.next(await first)
-  while (!next.done) next = steps.next(await next.value)
-  return next.value
 }

@@ -1,4 +1,5 @@
 import type { VerdictChange } from '../../schemas/audit.js'
+import type { Maybe } from '../maybe.js'
 import type { EventRecords, KeptFacts } from '../domain/audit/kept-facts.js'
 import type { KeptLook } from '../domain/audit/kept-look.js'
 import type { WindowEntry } from '../domain/audit/kept-report.js'
@@ -19,8 +20,8 @@ export interface KeptColumnRepair {
   column: KeptColumn
 }
 
-/** A value a store answers at once (SQLite) or with a promise (MongoDB). */
-export type Maybe<T> = T | Promise<T>
+/** A store's answer, at once or promised (src/maybe.ts): named here too for the adapters that give this storage. */
+export type { Maybe }
 
 /** What could not be read of one event (text that is not JSON, a value of the wrong shape), and why. */
 export interface Unreadable {

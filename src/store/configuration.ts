@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { ConfigError } from '../config.js'
 import type { StageDeadlines } from '../domain/stage-deadlines.js'
+import type { Maybe } from '../maybe.js'
 import { PIPELINE_STAGES } from '../vocabulary.js'
 
 /*
@@ -10,6 +11,8 @@ import { PIPELINE_STAGES } from '../vocabulary.js'
  * (ConfigurationUse). Serving instances hold a lease (a row or document renewed every
  * LEASE_RENEW_MS, removed on a clean shutdown): an instance whose configuration differs from that
  * of a live lease does not start. See docs/configuration.md, "Changing the sites or the deadlines".
+ * What each use does is decided once for both stores (configuration-use.ts), over
+ * what each gives (ConfigurationStorage).
  */
 
 /** What the derived state of a store is made for: TRACER_SITES and STAGE_DEADLINES. */
@@ -35,6 +38,18 @@ export interface StoreConfiguration {
  */
 export type ConfigurationUse = 'adopt' | 'write' | 'read' | 'ignore' | 'take-over'
 
+/** How a process opens a store as to its configuration, and what it is told: the same on both stores. */
+export interface ConfigurationOptions {
+  /** How it treats the store's configuration: `adopt` unless given (a server's start; the primary of several workers opens the store so). Commands say what they do. */
+  configuration?: ConfigurationUse
+  /** A serving instance: holds a lease with its configuration while the store is open. */
+  instance?: Instance
+  /** Told when the start changed the store's configuration or made its kept state again. */
+  notify?: (line: string) => void
+  /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
+  lost?: (error: ConfigurationConflictError) => void
+}
+
 /** How often a serving instance renews its lease. */
 export const LEASE_RENEW_MS = 5_000
 /**
@@ -57,6 +72,52 @@ export interface LeaseRecord {
   instance: Instance
   configuration: StoreConfiguration | null
   renewedAt: number
+}
+
+/**
+ * What each store gives the one resolution of its configuration and the renewal of its leases
+ * (configuration-use.ts): reads and writes, no decision. SQLite answers at once, on
+ * the connection it was made on; MongoDB with promises.
+ */
+export interface ConfigurationStorage {
+  /** The store's record of its configuration, as stored (recordedIn reads it). */
+  stored(): Maybe<StoredConfiguration>
+  /** Records `configuration` as the store's. */
+  record(configuration: StoreConfiguration): Maybe<void>
+  /** Every instance's lease. */
+  leases(): Maybe<LeaseRecord[]>
+  /** Writes an instance's lease with its configuration, or renews it, as renewed at `renewedAt`. */
+  putLease(instance: Instance, configuration: StoreConfiguration, renewedAt: number): Maybe<void>
+  /** Removes a lease; given `renewedAt`, only if it was not renewed since it was read so. */
+  removeLease(id: string, renewedAt?: number): Maybe<void>
+  /**
+   * Runs a start's checks and writes as one: SQLite in one IMMEDIATE transaction (of two instances
+   * starting together, the second sees the first's lease); MongoDB as they come, each write one
+   * document's (the lease is written before the others are read: see takeLease, configuration-use.ts).
+   */
+  atomically<T>(work: () => Maybe<T>): Maybe<T>
+  /** Whether `error` says the store cannot be written now (SQLite: a file it could only open read-only). */
+  cannotWrite?(error: unknown): boolean
+}
+
+/**
+ * The store's record of its configuration, as stored: its own (`configuration`), or on a store an
+ * earlier release kept the audit of, the signatures that audit was made under (`facts`, which hold
+ * its sites; `looks`, its deadlines).
+ */
+export interface StoredConfiguration {
+  configuration?: unknown
+  facts?: unknown
+  looks?: unknown
+}
+
+/** The configuration a store records; null when it records none (a store nothing has made an audit in) or none that reads. */
+export function recordedIn({ configuration, facts, looks }: StoredConfiguration): StoreConfiguration | null {
+  if (configuration !== undefined) return readConfiguration(configuration)
+  const factsMade = (typeof facts === 'string' ? safeParse(facts) : null) as { sites?: unknown } | null
+  const looksMade = (typeof looks === 'string' ? safeParse(looks) : null) as { deadlines?: unknown } | null
+  if (factsMade === null || looksMade === null) return null
+  return readConfiguration({ sites: factsMade.sites, deadlines: looksMade.deadlines ?? looksMade })
 }
 
 /** The one line that refuses a process whose configuration is not the store's; runProgram prints it and exits 1. */
@@ -133,9 +194,8 @@ export function conflictOf(
   return new ConfigurationConflictError(`${first.setting} is ${first.here} here but ${first.there} ${whose}; ${what} (docs/configuration.md: "Changing the sites or the deadlines")`)
 }
 
-/** A configuration as a store records it (JSON), and back; null for a record that is not one. */
-export const configurationJson = (configuration: StoreConfiguration) =>
-  JSON.stringify({ sites: configuration.sites, deadlines: configuration.deadlines })
+/** A configuration as a store records it (a document of its own; SQLite's is its JSON), and back; null for a record that is not one. */
+export const asRecorded = ({ sites, deadlines }: StoreConfiguration): StoreConfiguration => ({ sites: [...sites], deadlines: { ...deadlines } })
 
 export function readConfiguration(value: unknown): StoreConfiguration | null {
   const parsed = typeof value === 'string' ? safeParse(value) : value

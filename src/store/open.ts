@@ -1,6 +1,6 @@
 import type { Config } from '../config.js'
 import { ConfigError } from '../config.js'
-import { thisInstance, type ConfigurationConflictError, type ConfigurationUse, type Instance } from './configuration.js'
+import { thisInstance, type ConfigurationOptions } from './configuration.js'
 import type { Store } from './port.js'
 import type { WhenMissing } from './when-missing.js'
 
@@ -13,16 +13,8 @@ function mongoSettings(config: Config, { rebuild: _sqliteOnly, ...use }: StoreUs
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
 
-/** How a process uses the store's configuration (store/configuration.ts), and what it is told. */
-export interface StoreUse {
-  /** `adopt` unless given: a server's start (the primary of several workers opens the store so). Commands say what they do. */
-  configuration?: ConfigurationUse
-  /** A serving instance, which holds a lease while the store is open. */
-  instance?: Instance
-  /** Told when the start changed the store's configuration or made its kept state again. */
-  notify?: (line: string) => void
-  /** Told when a serving instance finds the store's configuration changed under it. */
-  lost?: (error: ConfigurationConflictError) => void
+/** How a process uses the store: its configuration (store/configuration.ts), what it is told, when it rebuilds, how it opens. */
+export interface StoreUse extends ConfigurationOptions {
   /**
    * When a kept audit that is due is rebuilt (SQLite, sqlite/kept-audit-rebuild.ts): before the
    * store is handed over unless told otherwise; a server's while it serves; the primary of several

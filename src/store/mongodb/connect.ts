@@ -1,5 +1,6 @@
 import { MongoClient, type Db, type MongoClientOptions, type WriteConcernSettings } from 'mongodb'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
+import type { ConfigurationOptions } from '../configuration.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
@@ -64,7 +65,8 @@ export async function connectClient(url: string, options: MongoClientOptions, si
   }
 }
 
-export interface MongoSettings {
+/** The store's settings, and how the process uses its configuration and what it is told (store/open.ts StoreUse). */
+export interface MongoSettings extends ConfigurationOptions {
   url: string
   dbName: string
   sites: Sites
@@ -74,11 +76,6 @@ export interface MongoSettings {
   now?: () => number
   /** Whether the store follows other programs' writes into the collections; see MongoAuditOptions. */
   watch?: boolean
-  /** How the process uses the store's configuration, and what it is told (store/open.ts StoreUse). */
-  configuration?: MongoAuditOptions['configuration']
-  instance?: MongoAuditOptions['instance']
-  notify?: MongoAuditOptions['notify']
-  lost?: MongoAuditOptions['lost']
   access?: MongoAuditOptions['access']
 }
 

@@ -1,19 +1,22 @@
-import type { Db } from 'mongodb'
+import type { Collection, Db } from 'mongodb'
 import { factsSignature, lookSignature } from '../../domain/audit/signature.js'
+import type { Maybe } from '../../maybe.js'
 import {
-  adoptedLine,
-  conflictOf,
+  asRecorded,
   readConfiguration,
-  sameConfiguration,
-  type ConfigurationUse,
+  type ConfigurationOptions,
+  type ConfigurationStorage,
   type Instance,
-  type StoreConfiguration
+  type LeaseRecord,
+  type StoreConfiguration,
+  type StoredConfiguration
 } from '../configuration.js'
+import { resolveConfiguration } from '../configuration-use.js'
 import { AUDIT_SETTINGS_ID } from './audit-documents.js'
 import type { Keeper, KeeperConfig } from '../../kept-audit/keeper.js'
 import { Rebuild, type Plan } from '../../kept-audit/rebuild.js'
+import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
-import { takeLease, takeOverLeases } from './instance-leases.js'
 import type { MongoKeptDocuments } from './kept-documents.js'
 
 /**
@@ -30,73 +33,86 @@ export const signatureOf = ({ sites, deadlines }: Pick<KeeperConfig, 'sites' | '
   looks_signature: lookSignature(deadlines)
 })
 
-/** How a start treats the store's configuration (store/configuration.ts), and whom it tells. */
-export interface ConfigurationSettling {
-  use: ConfigurationUse
-  /** A serving instance, whose lease is taken before the check. */
-  instance?: Instance
-  notify: (line: string) => void
-}
-
 type SettingsDocument = Partial<AuditSignature> & { _id: string; configuration?: unknown }
 
-const settingsOf = (db: Db) => db.collection<SettingsDocument>(COLLECTIONS.audit)
-
 /**
- * The configuration the store records: the settings document's `configuration`, or on a store an
- * earlier release kept the audit of, what its signatures say. Null when neither.
+ * The leases of the serving instances: one document per instance in a collection of their own,
+ * `{_id: instance id, host, pid, configuration, renewed_at}`. `renewed_at` is the instance's own
+ * clock: the hosts of one store are expected to agree within seconds.
  */
-export async function recordedConfiguration(db: Db): Promise<StoreConfiguration | null> {
-  const stored = await settingsOf(db).findOne({ _id: AUDIT_SETTINGS_ID })
-  if (stored === null) return null
-  if (stored.configuration !== undefined) return readConfiguration(stored.configuration)
-  const facts = parsed(stored.facts_signature) as { sites?: unknown } | null
-  const looks = parsed(stored.looks_signature) as { deadlines?: unknown } | null
-  if (facts === null || looks === null) return null
-  return readConfiguration({ sites: facts.sites, deadlines: looks.deadlines ?? looks })
+export const INSTANCES_COLLECTION = 'instances'
+
+interface LeaseDocument {
+  _id: string
+  host: string
+  pid: number
+  configuration: StoreConfiguration
+  renewed_at: number
 }
 
-function parsed(text: unknown): unknown {
-  try {
-    return typeof text === 'string' ? JSON.parse(text) : null
-  } catch {
-    return null
+/**
+ * The store's configuration and its leases (ConfigurationStorage): `configuration` in the settings
+ * document (`_id: 'settings'`, the one document of the audit collection that is no event's, beside
+ * the kept audit's signatures and rebuild plan), and the collection `instances`.
+ */
+export class MongoConfiguration implements ConfigurationStorage {
+  private readonly settings: Collection<SettingsDocument>
+  private readonly instances: Collection<LeaseDocument>
+
+  constructor(db: Db) {
+    this.settings = db.collection<SettingsDocument>(COLLECTIONS.audit)
+    this.instances = db.collection<LeaseDocument>(INSTANCES_COLLECTION)
+  }
+
+  async stored(): Promise<StoredConfiguration> {
+    const stored = await this.settings.findOne({ _id: AUDIT_SETTINGS_ID })
+    return stored === null ? {} : { configuration: stored.configuration, facts: stored.facts_signature, looks: stored.looks_signature }
+  }
+
+  async record(configuration: StoreConfiguration): Promise<void> {
+    await this.settings.updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: { configuration: asRecorded(configuration) } }, { upsert: true })
+  }
+
+  async leases(): Promise<LeaseRecord[]> {
+    return (await this.instances.find({}).toArray()).map((lease) => ({
+      instance: { id: lease._id, host: String(lease.host), pid: numberIn(lease.pid, 0) },
+      configuration: readConfiguration(lease.configuration),
+      renewedAt: numberIn(lease.renewed_at, 0)
+    }))
+  }
+
+  async putLease({ id, host, pid }: Instance, configuration: StoreConfiguration, renewedAt: number): Promise<void> {
+    await this.instances.updateOne({ _id: id }, { $set: { host, pid, configuration: asRecorded(configuration), renewed_at: renewedAt } }, { upsert: true })
+  }
+
+  async removeLease(id: string, renewedAt?: number): Promise<void> {
+    await this.instances.deleteOne(renewedAt === undefined ? { _id: id } : { _id: id, renewed_at: renewedAt })
+  }
+
+  /** No transaction: each write is one document's, and a start writes its lease before it reads the others' (takeLease, configuration-use.ts). */
+  atomically<T>(work: () => Maybe<T>): Maybe<T> {
+    return work()
   }
 }
 
 /**
- * Settles the store's configuration as `settling.use` says, then rebuilds the kept audit where it
- * was made under other signatures (src/kept-audit/rebuild.ts) before the store serves: every batch
- * here, as the rows are compare-and-sets and the plan is in the settings document (`_id:
- * 'settings'`, the one document of the audit collection that is no event's), which also holds the
- * configuration. A start that only reads, or ignores the configuration, makes nothing. Throws
+ * Resolves the store's configuration as `configuration` says (store/configuration-use.ts, the
+ * decisions SQLite makes too), then rebuilds the kept audit where it was made under other
+ * signatures (src/kept-audit/rebuild.ts) before the store serves: every batch here, as the rows are
+ * compare-and-sets and the plan is in the settings document, which also holds the configuration. A
+ * start that only reads, or ignores the configuration, makes nothing. Throws
  * ConfigurationConflictError to refuse.
  */
 export async function configureAndRebuild(
   db: Db,
   keeper: Keeper,
   storage: MongoKeptDocuments,
-  settling: ConfigurationSettling = { use: 'adopt', notify: () => {} }
+  { configuration: use = 'adopt', instance, notify = () => {} }: ConfigurationOptions = {}
 ): Promise<void> {
-  const { use, instance, notify } = settling
-  if (use === 'ignore') return
-  if (use === 'take-over') return notify(await takeOverLeases(db, keeper.config.clock()))
   const wanted: StoreConfiguration = { sites: keeper.config.sites.names, deadlines: keeper.config.deadlines }
-  if (use === 'adopt' && instance !== undefined) await takeLease(db, instance, wanted, keeper.config.clock())
-  const recorded = await recordedConfiguration(db)
-  if (use !== 'adopt') {
-    const conflict = recorded === null ? undefined : conflictOf(wanted, recorded, 'store', use === 'read' ? 'sites' : 'both')
-    if (conflict !== undefined) throw conflict
-    if (use === 'read') return
-  }
-  if (recorded === null || !sameConfiguration(wanted, recorded)) {
-    await settingsOf(db).updateOne(
-      { _id: AUDIT_SETTINGS_ID },
-      { $set: { configuration: { sites: [...wanted.sites], deadlines: { ...wanted.deadlines } } } },
-      { upsert: true }
-    )
-    if (recorded !== null) notify(adoptedLine(recorded, wanted))
-  }
+  const { refresh, changed } = await resolveConfiguration(new MongoConfiguration(db), wanted, use, { instance, now: keeper.config.clock() })
+  if (changed !== undefined) notify(changed)
+  if (!refresh) return
   const rebuild = new Rebuild(storage, keeper.config)
   const record = await storage.rebuildRecord()
   if (!rebuild.due(record)) return

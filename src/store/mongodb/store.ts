@@ -6,9 +6,9 @@ import { StoreMissingError, StoreUnavailableError, type Store } from '../port.js
 import type { WhenMissing } from '../when-missing.js'
 import { Keeper, type KeeperConfig } from '../../kept-audit/keeper.js'
 import { AuditRecords } from './audit-records.js'
-import { configureAndRebuild, recordedConfiguration } from './store-configuration.js'
-import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
-import { MongoLease } from './instance-leases.js'
+import { configureAndRebuild, MongoConfiguration } from './store-configuration.js'
+import type { ConfigurationOptions } from '../configuration.js'
+import { InstanceLease } from '../configuration-use.js'
 import { AuditWatcher } from './audit-watcher.js'
 import { MongoKeptDocuments } from './kept-documents.js'
 import { MongoDatatrail } from './datatrail.js'
@@ -24,8 +24,8 @@ import { MongoVerdictFeed } from './verdict-feed.js'
 import { HistorySummaryWrites, MongoRecordWrites } from './record-writes.js'
 import { MongoViews } from './views.js'
 
-/** How a store keeps the audit of its events: all optional, so a caller that has no opinion changes nothing. */
-export interface MongoAuditOptions {
+/** How a store keeps the audit of its events and uses its configuration: all optional, so a caller that has no opinion changes nothing. */
+export interface MongoAuditOptions extends ConfigurationOptions {
   /** The stage deadlines the kept looks are made with; the defaults when not given. */
   deadlines?: StageDeadlines
   /** The store's clock, ms since the epoch: what writes look at the deadlines against. */
@@ -38,14 +38,6 @@ export interface MongoAuditOptions {
   watch?: boolean
   /** Where the watcher says that it stopped working and that it works again. */
   log?: (message: string) => void
-  /** How this process treats the store's configuration (store/configuration.ts); `adopt` unless given. */
-  configuration?: ConfigurationUse
-  /** A serving instance: holds a lease with its configuration while the store serves. */
-  instance?: Instance
-  /** Told when the start changed the store's configuration or made its kept audit again. */
-  notify?: (line: string) => void
-  /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
-  lost?: (error: ConfigurationConflictError) => void
   /** `read-only` for a command that only reads: the missing indexes are left to a process that writes. */
   access?: 'read-write' | 'read-only'
 }
@@ -155,17 +147,17 @@ export class MongoStore implements StoreAdapter {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
     const parts = auditParts(db, this.audit)
     const watcher = this.watch ? new AuditWatcher(db, parts.keeper, this.log, parts.summaries) : undefined
-    const { configuration: use = 'adopt', instance, notify = () => {}, lost = () => {} } = this.options
+    const { configuration: use = 'adopt', instance, lost = () => {} } = this.options
     try {
       await watcher?.begin()
-      await configureAndRebuild(db, parts.keeper, parts.storage, { use, ...(instance === undefined ? {} : { instance }), notify })
+      await configureAndRebuild(db, parts.keeper, parts.storage, this.options)
       if (this.closed()) throw new StoreUnavailableError('MongoDB store is closed')
     } catch (error) {
       await watcher?.close()
       throw error
     }
     const wanted = { sites: this.sites.names, deadlines: this.audit.deadlines }
-    const lease = use === 'adopt' && instance !== undefined ? new MongoLease(db, instance, wanted, this.audit.clock, () => recordedConfiguration(db), lost) : undefined
+    const lease = use === 'adopt' && instance !== undefined ? new InstanceLease(new MongoConfiguration(db), instance, wanted, this.audit.clock, lost) : undefined
     const closeAll = async () => (await lease?.stop(), close())
     const feeds = { feed: new MongoTransitionFeed(db), verdictFeed: new MongoVerdictFeed(db) }
     this.connection = { db, close: closeAll, collections: collectionsOf(db, this.sites, feeds, parts), ...feeds, watcher }

@@ -6,6 +6,7 @@ import type { WindowEntry } from '../../domain/audit/kept-report.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import type { KeptWrite } from '../../kept-audit/keeping.js'
+import { atOnce } from '../../maybe.js'
 import { isKeptReport, isUnreadableContent } from '../../kept-audit/kept-check.js'
 import { readPlan, type Plan, type RebuildRecord, type RebuildStorage, type Signatures } from '../../kept-audit/rebuild.js'
 import type { Held, KeptColumnRepair, KeptRead, Maybe, LookedRow, RowWrite, ServedRow, Unreadable, UnreadableRow, WindowRow } from '../../kept-audit/storage.js'
@@ -288,13 +289,7 @@ export class SqliteKeptRows implements RebuildStorage {
 
   /** One IMMEDIATE transaction: throws SQLITE_BUSY at once while another process holds the write lock. */
   batch<T>(work: () => Maybe<T>): T {
-    return this.db
-      .transaction(() => {
-        const done = work()
-        if (done instanceof Promise) throw new Error('A batch of the SQLite store answers at once')
-        return done
-      })
-      .immediate()
+    return this.db.transaction(() => atOnce(work())).immediate()
   }
 
   /** Events other programs wrote (audit-marks.ts); the service's own writes keep the audit in their transaction and leave none. */

@@ -10,8 +10,9 @@ import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, t
 import { rebuildOutputTexts } from './output-texts.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
-import { SqliteLease } from './instance-lease.js'
-import { resolveConfiguration } from './store-configuration.js'
+import { resolveConfiguration } from '../configuration-use.js'
+import { atOnce } from '../../maybe.js'
+import { SqliteConfiguration, sqliteLease } from './store-configuration.js'
 import { throughBusy } from './through-busy.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
 
@@ -82,7 +83,7 @@ export function openSqliteStore(
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
       if (access === 'read-write') dropOwnMarks(db)
-      const { refresh, changed } = resolveConfiguration(db, wanted, configuration, lease, now)
+      const { refresh, changed } = atOnce(resolveConfiguration(new SqliteConfiguration(db), wanted, configuration, { instance: lease?.instance, now: now() }))
       if (changed !== undefined) notify(changed)
       if (refresh && rebuildOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
       const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
@@ -101,8 +102,8 @@ export function openSqliteStore(
     const store = { ...guarded, close: async () => (rebuild.stop(), guarded.close()) }
     if (batchesLeft && when === 'while-serving') rebuild.continue(() => adapter.current())
     if (lease === undefined) return store
-    const held = new SqliteLease(throughBusy(() => openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
-    return { ...store, close: async () => (held.stop(), store.close()) }
+    const held = sqliteLease(throughBusy(() => openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
+    return { ...store, close: async () => (await held.stop(), store.close()) }
   } catch (error) {
     throw asStoreError(error)
   }
