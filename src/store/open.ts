@@ -24,9 +24,10 @@ export interface StoreUse {
   /** Told when a serving instance finds the store's configuration changed under it. */
   lost?: (error: ConfigurationConflictError) => void
   /**
-   * When a kept audit that is due is rebuilt (SQLite, sqlite/kept-audit-rebuild.ts): before the
-   * store is handed over unless told otherwise; a server's while it serves; the primary of several
-   * workers leaves it to them. MongoDB makes it before its store serves, whatever this says.
+   * When output texts and a kept audit that are due are made again (SQLite, sqlite/kept-audit-rebuild.ts):
+   * before the store is handed over unless told otherwise; a server's while it serves (the texts
+   * first); the primary of several workers leaves them to the workers after the first batch.
+   * MongoDB makes its audit before its store serves, whatever this says (it keeps no texts).
    */
   rebuild?: 'before-open' | 'while-serving' | 'left'
   /**
@@ -68,8 +69,9 @@ export interface ServingStore {
 }
 
 /**
- * The store for a server, which listens whatever the database does. SQLite is opened and
- * prepared before this resolves; a kept audit it must rebuild is rebuilt while it serves. MongoDB connects in the background, retrying for as long as it
+ * The store for a server, which listens whatever the database does. SQLite is opened, migrated and
+ * prepared before this resolves; output texts and a kept audit it must make again are made while it
+ * serves, after one batch at open. MongoDB connects in the background, retrying for as long as it
  * does not answer (each retry goes to `log`); its store answers 503 until then, and `prepare`
  * (start-up work that needs the store) runs once it serves.
  */

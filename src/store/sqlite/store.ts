@@ -7,7 +7,6 @@ import type { WhenMissing } from '../when-missing.js'
 import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, type Access } from './database.js'
-import { rebuildOutputTexts } from './output-texts.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { SqliteLease } from './instance-lease.js'
@@ -47,15 +46,17 @@ export interface SqliteOptions {
   access?: Access
   /** A serving instance: holds a lease with its configuration while the store is open (not for `:memory:`). */
   instance?: Instance
-  /** Told when the start changed the store's configuration or made its kept state again. */
+  /** Told when the start changed the store's configuration or makes its kept state (output texts, kept audit) again. */
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
-  /** When a kept audit that is due is rebuilt (kept-audit-rebuild.ts); `before-open` unless given. */
+  /** When output texts and a kept audit that are due are made again (kept-audit-rebuild.ts); `before-open` unless given. */
   rebuild?: RebuildWhen
   /** Events rebuilt a transaction while it is: REBUILD_BATCH unless given. */
   rebuildBatch?: number
-  /** How a rebuild `while-serving` yields before each batch: setImmediate unless a test steps it. */
+  /** Rows of the output texts made again a transaction: TEXTS_BATCH unless given (a test's smaller). */
+  textsBatch?: number
+  /** How a rebuild `while-serving` yields before each batch (of the texts, then of the audit): setImmediate unless a test steps it. */
   rebuildPace?: (next: () => void) => void
 }
 
@@ -66,28 +67,29 @@ export function openSqliteStore(
   options: SqliteOptions = {}
 ): Store {
   const { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES, access = 'read-write' } = options
-  const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, rebuildPace } = options
+  const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, textsBatch, rebuildPace } = options
   const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
   const wanted = { sites: sites.names, deadlines }
   const rebuild = new KeptAuditRebuild({
     busyTimeoutMs,
     notify,
     ...(rebuildBatch === undefined ? {} : { batch: rebuildBatch }),
+    ...(textsBatch === undefined ? {} : { textsBatch }),
     ...(rebuildPace === undefined ? {} : { pace: rebuildPace })
   })
   let batchesLeft = false
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
-  // Only the start begins a rebuild: a reopen's connection takes the batches of one under way.
+  // Only the start begins a rebuild (the output texts, then the kept audit): a reopen's connection
+  // takes the batches of one under way. A start that makes nothing learns how far one went.
   const connect = (creating: WhenMissing = 'refuse', starting = false) => {
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
       if (access === 'read-write') dropOwnMarks(db)
       const { refresh, changed } = resolveConfiguration(db, wanted, configuration, lease, now)
       if (changed !== undefined) notify(changed)
-      if (refresh && rebuildOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
-      const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
+      const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active, texts: rebuild })
       if (starting && refresh) batchesLeft = rebuild.begin(connection, when)
-      else if (starting && configuration === 'read') rebuild.observe(connection)
+      else if (starting) rebuild.observe(connection, configuration === 'read')
       return connection
     } catch (error) {
       db.close()
