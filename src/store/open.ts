@@ -8,7 +8,7 @@ import type { WhenMissing } from './when-missing.js'
 const toStderr = (message: string) => void process.stderr.write(`${message}\n`)
 
 // loadConfig requires it with mongodb; a Config built by hand may still lack it.
-function mongoSettings(config: Config, { rebuild: _sqliteOnly, ...use }: StoreUse) {
+function mongoSettings(config: Config, { rebuild: _sqliteOnly, rebuildAfter: _sqliteAlone, ...use }: StoreUse) {
   if (config.MONGODB_URL === undefined) throw new ConfigError('Invalid configuration: MONGODB_URL is required when TRACER_STORE=mongodb')
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
@@ -30,6 +30,8 @@ export interface StoreUse {
    * MongoDB makes its audit before its store serves, whatever this says (it keeps no texts).
    */
   rebuild?: 'before-open' | 'while-serving' | 'left'
+  /** SQLite, `while-serving`: the batches left wait for this (a server's listening) before the first. */
+  rebuildAfter?: Promise<void>
   /**
    * `read-only` for a command that only reads (with `read` or `ignore`): SQLite opens the file so
    * that nothing can be written, and refuses a schema older than this code's rather than upgrade it;
@@ -66,6 +68,12 @@ export interface ServingStore {
   store: Store
   /** Resolves once the store serves and is prepared; rejects with an error that waiting cannot fix. */
   connected: Promise<void>
+  /**
+   * The server calls it once it listens: what the start left for while it serves (SQLite's
+   * batches of output texts and kept audit) begins then, so none of it runs between the steps of
+   * the app's start and holds the listening up.
+   */
+  listening: () => void
 }
 
 /**
@@ -79,17 +87,19 @@ export async function openStoreForServing(
   config: Config,
   { log, prepare, ...use }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> } & Pick<StoreUse, 'notify' | 'lost'>
 ): Promise<ServingStore> {
+  let listening = () => {}
+  const listened = new Promise<void>((resolve) => (listening = resolve))
   // Each serving process holds a lease: an instance with another configuration does not start beside it.
-  const serving: StoreUse = { configuration: 'adopt', instance: thisInstance(), rebuild: 'while-serving', ...use }
+  const serving: StoreUse = { configuration: 'adopt', instance: thisInstance(), rebuild: 'while-serving', rebuildAfter: listened, ...use }
   switch (config.TRACER_STORE) {
     case 'sqlite': {
       const store = await openStore(config, { whenMissing: 'create-for-demo', ...serving })
       await prepare(store)
-      return { store, connected: Promise.resolve() }
+      return { store, connected: Promise.resolve(), listening }
     }
     case 'mongodb': {
       const { connectInBackground } = await import('./mongodb/background.js')
-      return connectInBackground(mongoSettings(config, serving), { log, prepare })
+      return { ...connectInBackground(mongoSettings(config, serving), { log, prepare }), listening }
     }
   }
 }

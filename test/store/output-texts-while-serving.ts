@@ -221,3 +221,19 @@ t.test('a release that writes the texts otherwise: the kept audit is served mean
   t.equal(settingsOf(path).texts, outputSignature(FOUR))
   t.same(await readsOf(store), expected, 'once made, the same')
 })
+
+t.test("a server's batches wait for its listening: none runs between the steps of the app's start", async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  await storeOfFourSites(path)
+  const steps: (() => void)[] = []
+  let listening = () => {}
+  const listened = new Promise<void>((resolve) => (listening = resolve))
+  const store = open(path, THREE, { rebuild: 'while-serving', textsBatch: BATCH, rebuildPace: (next) => steps.push(next), rebuildAfter: listened })
+  t.teardown(() => store.close())
+  t.equal(settingsOf(path).plan?.after, BATCH, 'the first batch is made at open')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(steps.length, 0, 'the next waits')
+  listening()
+  await listened
+  t.equal(steps.length, 1, 'and comes once the server listens')
+})

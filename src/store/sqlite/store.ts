@@ -58,6 +58,12 @@ export interface SqliteOptions {
   textsBatch?: number
   /** How a rebuild `while-serving` yields before each batch (of the texts, then of the audit): setImmediate unless a test steps it. */
   rebuildPace?: (next: () => void) => void
+  /**
+   * What the batches a rebuild `while-serving` leaves wait for before the first: a server's
+   * listening (open.ts), so that none of them runs between the steps of the app's start and holds
+   * the listening up. At once unless given.
+   */
+  rebuildAfter?: Promise<void>
 }
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
@@ -101,7 +107,11 @@ export function openSqliteStore(
     const adapter = new SqliteAdapter(first, path === ':memory:' ? undefined : () => connect(), now)
     const guarded = guardedStore(adapter, new LockWaits({ budgetMs: busyTimeoutMs, isLocked: isLockedOut, probe: () => adapter.probeLock() }), rebuild)
     const store = { ...guarded, close: async () => (rebuild.stop(), guarded.close()) }
-    if (batchesLeft && when === 'while-serving') rebuild.continue(() => adapter.current())
+    if (batchesLeft && when === 'while-serving') {
+      const batches = () => rebuild.continue(() => adapter.current())
+      if (options.rebuildAfter === undefined) batches()
+      else void options.rebuildAfter.then(batches)
+    }
     if (lease === undefined) return store
     const held = new SqliteLease(throughBusy(() => openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
     return { ...store, close: async () => (held.stop(), store.close()) }
