@@ -24,7 +24,7 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   let warn: (message: string) => void = (message) => process.stderr.write(`${message}\n`)
   // Another instance took the store over with other settings while this one was suspended past its lease.
   let lost: (error: ConfigurationConflictError) => void = (error) => exitSaying(`tracer: ${error.message}\n`, storeUnusableExitCode())
-  const { store, connected } = await openStoreForServing(config, {
+  const { store, connected, listening } = await openStoreForServing(config, {
     log: (message) => warn(message),
     prepare,
     notify: announce,
@@ -63,6 +63,7 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
   try {
     await address.release()
     await app.listen({ port: config.PORT, host: config.HOST })
+    listening()
   } catch (error) {
     // A server that cannot listen ends here, with a status a supervisor acts on: no graceful close
     // runs at exit (it would end with 0), and the store is closed so nothing holds the process.

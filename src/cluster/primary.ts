@@ -48,7 +48,7 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
 /** What a single server does before it listens, done once so that the workers find it done. */
 async function prepareSqliteStore(config: Config): Promise<void> {
   try {
-    // The workers make a kept audit that is due while they serve: here it would hold their listening up.
+    // The workers make output texts and a kept audit that are due while they serve: here they would hold their listening up.
     const store = await openStore(config, { whenMissing: 'create-for-demo', rebuild: 'left' })
     try {
       await prepareStore(store, config, (line) => void process.stdout.write(line + '\n'))

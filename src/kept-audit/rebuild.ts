@@ -145,6 +145,26 @@ export class Rebuild {
     return this.storage.batch(() => answers(this.steps()))
   }
 
+  /**
+   * Records the rebuild that is due, as its first batch would, without making a row: for a store
+   * that must do other work first (SQLite makes its output texts before, since the rebuild reads
+   * the baseband flag they hold). From then on writes and reads know of it as of one under way. The
+   * plan (the one under way, when there is one), or undefined when nothing is due.
+   */
+  plan(): Maybe<Plan | undefined> {
+    return this.storage.batch(() => answers(this.planned()))
+  }
+
+  private *planned(): Answers<Plan | undefined> {
+    const record = yield* answer(this.storage.rebuildRecord())
+    if (!this.due(record)) return undefined
+    const underWay = this.underWay(record)
+    if (underWay !== undefined) return underWay
+    const plan = yield* this.newPlan(record)
+    yield* answer(this.storage.recordRebuild(plan, this.signatures))
+    return plan
+  }
+
   private *steps(): Answers<RebuildStep> {
     const { storage, batchSize, signatures } = this
     const record = yield* answer(storage.rebuildRecord())

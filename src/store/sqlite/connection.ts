@@ -19,6 +19,7 @@ import { SqliteTraces } from './traces.js'
 import { SqliteTransitions } from './transitions.js'
 import { SqliteUsers } from './users.js'
 import { SqliteViews } from './views.js'
+import { registerAsksBaseband, TEXTS_MADE, type OutputTextsState } from './output-texts.js'
 
 /** What the kept audit looks with: the stage deadlines, and the clock they are held against (ms). */
 export interface KeptAuditSettings {
@@ -26,6 +27,8 @@ export interface KeptAuditSettings {
   now: () => number
   /** Whether the store knows of a rebuild of the kept audit under way (src/kept-audit/rebuild.ts). */
   rebuilding?: () => boolean
+  /** How far a rewrite of the output texts under way went, which the reads of the texts ask: none unless given. */
+  texts?: OutputTextsState
 }
 
 /**
@@ -56,13 +59,16 @@ export class SqliteConnection {
     sites: Sites,
     audit: KeptAuditSettings
   ) {
+    // Reads of rows a rewrite of the texts has not reached make the baseband flag from the actions with it.
+    registerAsksBaseband(db, sites)
+    const texts = audit.texts ?? TEXTS_MADE
     const reader = new EventRecordsReader(db, sites)
     const rows = (this.keptRows = new SqliteKeptRows(db, reader, new SqliteAuditMarks(db), new SqliteRecordCounts(db), new SqliteKeptTexts(db, sites)))
     const config = (this.keeperConfig = { sites, deadlines: audit.deadlines, clock: audit.now })
     // Every record table is written through these, so that each write keeps its event's audit.
     const records = new RecordWrites(db, new SqliteKeptInWrites(db, rows, reader, config, audit.rebuilding))
     const tables = {
-      events: new SqliteEvents(db, sites, records),
+      events: new SqliteEvents(db, sites, records, texts),
       traces: new SqliteTraces(db, sites, records),
       datatrail: new SqliteDatatrail(db, sites, records),
       heartbeats: new SqliteHeartbeats(db, sites, records)
@@ -70,7 +76,7 @@ export class SqliteConnection {
     this.collections = {
       users: new SqliteUsers(db),
       ...tables,
-      views: new SqliteViews(db, tables, sites),
+      views: new SqliteViews(db, tables, sites, texts),
       transitions: new SqliteTransitions(db),
       audits: new Keeper(rows, config),
       verdictChanges: new SqliteVerdictFeed(db),

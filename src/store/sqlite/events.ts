@@ -9,6 +9,7 @@ import type { EventCollection } from '../port.js'
 import { applyEvent } from '../../domain/audit/kept-facts.js'
 import type { RecordWrites } from './record-writes.js'
 import type { EventRow } from './event-rows.js'
+import { basebandWhileRewriting, type OutputTextsState, type TextsMadeUpTo } from './output-texts.js'
 
 /**
  * The row of an event, with the texts the window routes send (see output-forms.ts), and whether it
@@ -42,17 +43,26 @@ const FILTERS: Record<string, string> = {
   basebandRequested: 'baseband_requested = @basebandRequested'
 }
 
+/**
+ * While a rewrite of the texts is under way (output-texts.ts): the stored text and flag only of
+ * rows it has passed, the others made from the record. Separate statements, so that the usual
+ * ones keep their plans.
+ */
+const REWRITING_FILTERS: Record<string, string> = { ...FILTERS, basebandRequested: `${basebandWhileRewriting('')} = @basebandRequested` }
+const REWRITING_COLUMNS = `CASE WHEN event_no <= @eventsMade THEN output END AS output, ${EVENT_COLUMNS}`
+
 /** Events: bulk upsert, lookup and keyset pages. */
 export class SqliteEvents implements Adapter<EventCollection> {
   private readonly statements
   private readonly upsertAll: (events: readonly EventRecord[]) => void
-  /** Page statements by the shape of their WHERE clause: at most 32 of them. */
+  /** Page statements by the shape of their WHERE clause: at most 32 of them, and 32 more while the texts are made again. */
   private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, PageRow>>()
 
   constructor(
     private readonly db: Database.Database,
     private readonly sites: Sites,
-    records: RecordWrites
+    records: RecordWrites,
+    private readonly texts: OutputTextsState
   ) {
     this.upsertAll = records.transaction((events: readonly EventRecord[]) => {
       for (const event of events) this.statements.upsert(toRow(event, sites), event)
@@ -107,7 +117,10 @@ export class SqliteEvents implements Adapter<EventCollection> {
       limit: query.limit
     }
     for (const [name, value] of Object.entries(filters)) if (value !== undefined) parameters[name] = value
-    return this.pageStatement(ascending, Object.keys(filters).filter((name) => parameters[name] !== undefined))
+    const used = Object.keys(filters).filter((name) => parameters[name] !== undefined)
+    const made = this.texts.underWay()
+    if (made !== null) return this.pageWhileRewriting(ascending, used, parameters, made)
+    return this.pageStatement(ascending, used)
       .all(parameters)
       .map((row) => ({
         position: { timestamp: row.timestamp_ms, event_no: row.event_no },
@@ -116,13 +129,22 @@ export class SqliteEvents implements Adapter<EventCollection> {
       }))
   }
 
-  private pageStatement(ascending: boolean, filters: readonly string[]) {
+  /** The page while the texts are being made again: rows the rewrite has not reached are sent as their records say, never as another site's text. */
+  private pageWhileRewriting(ascending: boolean, used: readonly string[], parameters: Record<string, unknown>, made: TextsMadeUpTo): OutputRow[] {
+    const rows = this.pageStatement(ascending, used, true).all({ ...parameters, eventsMade: made.events }) as (PageRow & EventRow)[]
+    return rows.map((row) => ({
+      position: { timestamp: row.timestamp_ms, event_no: row.event_no },
+      json: row.output ?? eventJson(toEvent(row), this.sites)
+    }))
+  }
+
+  private pageStatement(ascending: boolean, filters: readonly string[], rewriting = false) {
     const conditions = ascending
       ? ['(timestamp_ms, event_no) > (@afterTime, @afterNo)', 'timestamp_ms < @bound']
       : ['(timestamp_ms, event_no) < (@afterTime, @afterNo)', 'timestamp_ms >= @bound']
-    for (const name of filters) conditions.push(FILTERS[name]!)
+    for (const name of filters) conditions.push((rewriting ? REWRITING_FILTERS : FILTERS)[name]!)
     const direction = ascending ? 'ASC' : 'DESC'
-    const sql = `SELECT timestamp_ms, event_no, output FROM events WHERE ${conditions.join(' AND ')}
+    const sql = `SELECT timestamp_ms, event_no, ${rewriting ? REWRITING_COLUMNS : 'output'} FROM events WHERE ${conditions.join(' AND ')}
                  ORDER BY timestamp_ms ${direction}, event_no ${direction} LIMIT @limit`
     let statement = this.pageStatements.get(sql)
     if (statement === undefined) {

@@ -1,14 +1,17 @@
-import { Rebuild, type KeptAuditState, type RebuildProgress, type RebuildStep } from '../../kept-audit/rebuild.js'
+import { Rebuild, type KeptAuditState, type Plan, type RebuildProgress, type RebuildStep } from '../../kept-audit/rebuild.js'
 import type { SqliteConnection } from './connection.js'
 import { isLockedOut } from './database.js'
+import { OutputTextsRewrite, type OutputTextsState, type TextsMadeUpTo, type TextsStep } from './output-texts.js'
 import { throughBusy } from './through-busy.js'
 
 /**
- * When a start rebuilds a kept audit that is due:
+ * When a start makes again the output texts and the kept audit that are due (the texts first: the
+ * audit's rebuild reads the baseband flag they hold):
  * - `before-open`: every batch before the store is handed over (commands, and tests), as before a
  *   server listened;
  * - `while-serving`: the first batch at open, the others one at a time between requests, while the
- *   store serves everything but the kept audit (a server);
+ *   store serves everything (reads send what the records say where the texts are not made yet)
+ *   but the kept audit (a server);
  * - `left`: the first batch at open, the rest left to the processes that serve (the primary of
  *   several workers).
  * Whatever the mode, a store with little to do (a new one) is made at open.
@@ -23,6 +26,8 @@ const FAILED_RETRY_MS = 1000
 export interface RebuildOptions {
   /** Events a batch: REBUILD_BATCH unless given. */
   batch?: number
+  /** Rows of the output texts a batch: TEXTS_BATCH unless given. */
+  textsBatch?: number
   /** How long a batch done before open may wait for another process's lock. */
   busyTimeoutMs: number
   notify: (line: string) => void
@@ -32,19 +37,26 @@ export interface RebuildOptions {
 
 const count = (n: number) => n.toLocaleString('en-US')
 const fromWhat = (what: 'facts' | 'looks') => (what === 'facts' ? 'from the records' : 'from the kept facts')
+const WHY_TEXTS = 'other sites, or a release that writes them otherwise'
 
 /**
- * The kept audit of one store while it is rebuilt (src/kept-audit/rebuild.ts): what `Store.keptAudit`
- * answers, and the loop that runs the batches of a serving instance.
+ * The kept state of one store while a start makes it again: the output texts (output-texts.ts),
+ * then the kept audit (src/kept-audit/rebuild.ts). What `Store.keptAudit` answers, what reads ask
+ * of the texts (OutputTextsState), and the one loop that runs the batches of both in a serving
+ * instance.
  */
-export class KeptAuditRebuild implements KeptAuditState {
+export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   readonly made: Promise<void>
   private resolveMade!: () => void
   private progress: RebuildProgress | null = null
+  /** How far the output texts are made while a rewrite is under way; null once they are. */
+  private texts: TextsMadeUpTo | null = null
+  private textsSaid = false
   private stopped = false
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined
   private failing = false
   private refresh: { connection: SqliteConnection; refresh: SqliteRebuild } | undefined
+  private rewrite: { connection: SqliteConnection; rewrite: OutputTextsRewrite } | undefined
 
   constructor(private readonly options: RebuildOptions) {
     this.made = new Promise((resolve) => (this.resolveMade = resolve))
@@ -59,24 +71,32 @@ export class KeptAuditRebuild implements KeptAuditState {
     return this.progress
   }
 
+  underWay(): TextsMadeUpTo | null {
+    return this.texts
+  }
+
   /**
-   * At a start that may refresh the kept state: when the audit is due, says so, does the first
-   * batch (every batch `before-open`) on `connection`, and tells whether batches remain.
+   * At a start that may refresh the kept state, on `connection`: the output texts' first batch
+   * (every batch `before-open`), then, once they are made, the kept audit's likewise, each said
+   * when it is due. Tells whether batches remain. While the texts are being made, a kept audit that
+   * is due is recorded as under way (its reads wait, and writes make the events they touch from
+   * their records), and its batches come after theirs.
    */
   begin(connection: SqliteConnection, when: RebuildWhen): boolean {
     const refresh = this.rebuildOf(connection)
+    if (!this.beginTexts(connection, when)) {
+      const left = refresh.underWay()
+      const plan = refresh.due() ? throughBusy(() => refresh.plan(), this.options.busyTimeoutMs) : undefined
+      if (plan === undefined) this.resolveMade()
+      else this.begun(plan, left)
+      return true
+    }
     if (!refresh.due()) return this.done()
     const left = refresh.underWay()
     const step = throughBusy(() => refresh.step(), this.options.busyTimeoutMs)
     if (step.made) return this.done(step)
-    const plan = refresh.underWay()!
+    this.begun(refresh.underWay()!, left)
     this.progress = step.progress
-    // Done before: by a start that stopped half way, or by another process starting beside this one.
-    const at = left === undefined ? '' : `, going on from ${count(left.done)} of ${count(left.total)} events done before this start`
-    this.options.notify(
-      `The kept audit is being made again (${fromWhat(plan.what)}): other settings, or a release that audits otherwise${at}. ` +
-        `${count(plan.total)} events in all; reads of the audit answer 503 until it is made.`
-    )
     if (when !== 'before-open') return true
     for (;;) {
       const next = throughBusy(() => refresh.step(), this.options.busyTimeoutMs)
@@ -85,13 +105,56 @@ export class KeptAuditRebuild implements KeptAuditState {
     }
   }
 
+  /** The output texts' first batch, or every batch `before-open`: whether they are made. */
+  private beginTexts(connection: SqliteConnection, when: RebuildWhen): boolean {
+    const rewrite = this.rewriteOf(connection)
+    // Nothing to do is one read: no write lock taken.
+    if (rewrite.underWay() === null) return true
+    const left = rewrite.left()
+    const step = throughBusy(() => rewrite.step(), this.options.busyTimeoutMs)
+    if (step.made) return this.textsMade(step)
+    this.texts = step.upTo
+    if (when === 'before-open') {
+      for (;;) {
+        const next = throughBusy(() => rewrite.step(), this.options.busyTimeoutMs)
+        if (next.made) return this.textsMade(next)
+      }
+    }
+    const at = left ? ', going on from where a start before this one stopped' : ''
+    this.textsSaid = true
+    this.options.notify(
+      `The output texts are being made again (${WHY_TEXTS})${at}, a batch at a time while the instance serves; ` +
+        'until they are made, the event list and the baseband callbacks send what the records say.'
+    )
+    return false
+  }
+
+  /** Reads use every stored text from now on; the end is said when the texts had been made before, or their making was said. */
+  private textsMade(step: TextsStep & { made: true }): true {
+    this.texts = null
+    if (step.again || this.textsSaid) this.options.notify(`The output texts were made again (${WHY_TEXTS}).`)
+    this.textsSaid = false
+    return true
+  }
+
+  /** Says that the kept audit is being made again under `plan`, and from where when a start before this one (or another process) went part of the way (`left`). */
+  private begun(plan: Plan, left: Plan | undefined): void {
+    this.progress = { done: plan.done, total: plan.total }
+    const at = left === undefined || left.done === 0 ? '' : `, going on from ${count(left.done)} of ${count(left.total)} events done before this start`
+    this.options.notify(
+      `The kept audit is being made again (${fromWhat(plan.what)}): other settings, or a release that audits otherwise${at}. ` +
+        `${count(plan.total)} events in all; reads of the audit answer 503 until it is made.`
+    )
+  }
+
   /**
    * For a process that only reads, and makes nothing: a rebuild left under way (a start killed, or
    * one serving now) leaves rows made under other settings, so its reads of the audit wait as a
-   * server's do.
+   * server's do; texts not made yet for its sites are made from the records by its reads.
    */
-  observe(connection: SqliteConnection): void {
-    this.progress = this.rebuildOf(connection).left() ?? null
+  observe(connection: SqliteConnection, audit: boolean): void {
+    this.texts = this.rewriteOf(connection).underWay()
+    if (audit) this.progress = this.rebuildOf(connection).left() ?? null
   }
 
   /** Runs the remaining batches, each on the store's connection of the moment, yielding to requests between them. */
@@ -99,25 +162,44 @@ export class KeptAuditRebuild implements KeptAuditState {
     const next = () => {
       this.timer = undefined
       if (this.stopped) return
-      let step: RebuildStep
+      let more: boolean
       try {
-        step = this.rebuildOf(connection()).step()
+        more = this.batchOn(connection())
       } catch (error) {
         if (this.stopped) return
         const locked = isLockedOut(error)
         if (!locked && !this.failing) {
           this.failing = true
-          this.options.notify(`The kept audit cannot be made again for now (${error instanceof Error ? error.message : String(error)}); trying again.`)
+          const what = this.texts === null ? 'The kept audit' : 'The output texts'
+          this.options.notify(`${what} cannot be made again for now (${error instanceof Error ? error.message : String(error)}); trying again.`)
         }
         this.timer = setTimeout(next, locked ? LOCKED_RETRY_MS : FAILED_RETRY_MS)
         return
       }
       this.failing = false
-      if (step.made) return void this.done(step)
-      this.progress = step.progress
-      this.yieldThen(next)
+      if (more) this.yieldThen(next)
     }
     this.yieldThen(next)
+  }
+
+  /**
+   * One batch of what is left, on `connection`: of the output texts while they are being made, then
+   * of the kept audit (a store whose audit is not due finds it made at its first). Whether any is left.
+   */
+  private batchOn(connection: SqliteConnection): boolean {
+    if (this.texts !== null) {
+      const texts = this.rewriteOf(connection).step()
+      if (texts.made) this.textsMade(texts)
+      else this.texts = texts.upTo
+      return true
+    }
+    const refresh = this.rebuildOf(connection)
+    // Only the texts were due: the audit is made.
+    if (this.progress === null && !refresh.due()) return this.done()
+    const step = refresh.step()
+    if (step.made) return this.done(step)
+    this.progress = step.progress
+    return true
   }
 
   private yieldThen(next: () => void): void {
@@ -148,6 +230,13 @@ export class KeptAuditRebuild implements KeptAuditState {
   private rebuildOf(connection: SqliteConnection): SqliteRebuild {
     if (this.refresh?.connection !== connection) this.refresh = { connection, refresh: new SqliteRebuild(connection, this.options.batch) }
     return this.refresh.refresh
+  }
+
+  private rewriteOf(connection: SqliteConnection): OutputTextsRewrite {
+    if (this.rewrite?.connection !== connection) {
+      this.rewrite = { connection, rewrite: new OutputTextsRewrite(connection.db, connection.keeperConfig.sites, this.options.textsBatch) }
+    }
+    return this.rewrite.rewrite
   }
 }
 
@@ -181,5 +270,10 @@ class SqliteRebuild {
   /** One batch, in its own IMMEDIATE transaction: throws SQLITE_BUSY at once while another process holds the write lock. */
   step(): RebuildStep {
     return this.rebuild.step() as RebuildStep
+  }
+
+  /** The rebuild that is due recorded as under way, with no row made (Rebuild.plan); undefined when none is due. */
+  plan(): Plan | undefined {
+    return this.rebuild.plan() as Plan | undefined
   }
 }

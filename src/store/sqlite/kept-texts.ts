@@ -27,7 +27,8 @@ interface ExpectedEvent {
  *
  * A text that is absent (NULL: a row an older release wrote) is not wrong: the reads make it from
  * the record. Nothing is checked while the texts are made for other sites than these (a start
- * makes them again first): they would all differ, and none is a fault.
+ * makes them again, and until then the reads make from the records the ones it has not reached):
+ * they would all differ, and none is a fault.
  */
 export class SqliteKeptTexts {
   private readonly statements

@@ -7,7 +7,6 @@ import type { WhenMissing } from '../when-missing.js'
 import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, type Access } from './database.js'
-import { rebuildOutputTexts } from './output-texts.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { resolveConfiguration } from '../configuration-use.js'
@@ -48,16 +47,24 @@ export interface SqliteOptions {
   access?: Access
   /** A serving instance: holds a lease with its configuration while the store is open (not for `:memory:`). */
   instance?: Instance
-  /** Told when the start changed the store's configuration or made its kept state again. */
+  /** Told when the start changed the store's configuration or makes its kept state (output texts, kept audit) again. */
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
-  /** When a kept audit that is due is rebuilt (kept-audit-rebuild.ts); `before-open` unless given. */
+  /** When output texts and a kept audit that are due are made again (kept-audit-rebuild.ts); `before-open` unless given. */
   rebuild?: RebuildWhen
   /** Events rebuilt a transaction while it is: REBUILD_BATCH unless given. */
   rebuildBatch?: number
-  /** How a rebuild `while-serving` yields before each batch: setImmediate unless a test steps it. */
+  /** Rows of the output texts made again a transaction: TEXTS_BATCH unless given (a test's smaller). */
+  textsBatch?: number
+  /** How a rebuild `while-serving` yields before each batch (of the texts, then of the audit): setImmediate unless a test steps it. */
   rebuildPace?: (next: () => void) => void
+  /**
+   * What the batches a rebuild `while-serving` leaves wait for before the first: a server's
+   * listening (open.ts), so that none of them runs between the steps of the app's start and holds
+   * the listening up. At once unless given.
+   */
+  rebuildAfter?: Promise<void>
 }
 
 /** The embedded store on the SQLite file at `path` (`:memory:` for one that lives with the process). */
@@ -67,28 +74,29 @@ export function openSqliteStore(
   options: SqliteOptions = {}
 ): Store {
   const { busyTimeoutMs = 5000, createDatabase, now = Date.now, whenMissing = 'create', deadlines = DEFAULT_DEADLINES, access = 'read-write' } = options
-  const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, rebuildPace } = options
+  const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, textsBatch, rebuildPace } = options
   const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
   const wanted = { sites: sites.names, deadlines }
   const rebuild = new KeptAuditRebuild({
     busyTimeoutMs,
     notify,
     ...(rebuildBatch === undefined ? {} : { batch: rebuildBatch }),
+    ...(textsBatch === undefined ? {} : { textsBatch }),
     ...(rebuildPace === undefined ? {} : { pace: rebuildPace })
   })
   let batchesLeft = false
   // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
-  // Only the start begins a rebuild: a reopen's connection takes the batches of one under way.
+  // Only the start begins a rebuild (the output texts, then the kept audit): a reopen's connection
+  // takes the batches of one under way. A start that makes nothing learns how far one went.
   const connect = (creating: WhenMissing = 'refuse', starting = false) => {
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
       if (access === 'read-write') dropOwnMarks(db)
       const { refresh, changed } = atOnce(resolveConfiguration(new SqliteConfiguration(db), wanted, configuration, { instance: lease?.instance, now: now() }))
       if (changed !== undefined) notify(changed)
-      if (refresh && rebuildOutputTexts(db, sites)) notify('The output texts were made again (other sites, or a release that writes them otherwise).')
-      const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active })
+      const connection = new SqliteConnection(db, sites, { deadlines, now, rebuilding: () => rebuild.active, texts: rebuild })
       if (starting && refresh) batchesLeft = rebuild.begin(connection, when)
-      else if (starting && configuration === 'read') rebuild.observe(connection)
+      else if (starting) rebuild.observe(connection, configuration === 'read')
       return connection
     } catch (error) {
       db.close()
@@ -100,7 +108,11 @@ export function openSqliteStore(
     const adapter = new SqliteAdapter(first, path === ':memory:' ? undefined : () => connect(), now)
     const guarded = guardedStore(adapter, new LockWaits({ budgetMs: busyTimeoutMs, isLocked: isLockedOut, probe: () => adapter.probeLock() }), rebuild)
     const store = { ...guarded, close: async () => (rebuild.stop(), guarded.close()) }
-    if (batchesLeft && when === 'while-serving') rebuild.continue(() => adapter.current())
+    if (batchesLeft && when === 'while-serving') {
+      const batches = () => rebuild.continue(() => adapter.current())
+      if (options.rebuildAfter === undefined) batches()
+      else void options.rebuildAfter.then(batches)
+    }
     if (lease === undefined) return store
     const held = sqliteLease(throughBusy(() => openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, 'refuse'), busyTimeoutMs), lease, wanted, lost)
     return { ...store, close: async () => (await held.stop(), store.close()) }

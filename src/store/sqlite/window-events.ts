@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { WindowEventParts } from '../../domain/records.js'
 import type { EventRecordsReader } from './event-records.js'
+import { basebandWhileRewriting, type OutputTextsState } from './output-texts.js'
 
 type Parameters = { afterTime: number; afterNo: number; end: number; limit: number }
 type Position = { time: number; event_no: number }
@@ -15,13 +16,16 @@ const compare = (a: Position, b: Position) => a.time - b.time || a.event_no - b.
  * hand still leaves the event's kept row, and the records (its actions) say whether it is in the
  * audit, not the flag. Past the last row of a range that filled its page, that range may hold rows
  * not read yet, so the page stops there; an event left out is made up for by the next read.
+ * While the output texts are made again, the flag of a row the rewrite has not reached is made
+ * from its actions (output-texts.ts): it may still say what other sites asked for.
  */
-export function windowEvents(db: Database.Database, records: EventRecordsReader) {
-  const flagged = db.prepare<Parameters, { event_no: number; time: number }>(
+export function windowEvents(db: Database.Database, records: EventRecordsReader, texts: OutputTextsState) {
+  const flaggedSql = (flag: string) =>
     `SELECT event_no, timestamp_ms AS time FROM events
-     WHERE baseband_requested = 1 AND (timestamp_ms, event_no) > (@afterTime, @afterNo) AND timestamp_ms < @end
+     WHERE ${flag} = 1 AND (timestamp_ms, event_no) > (@afterTime, @afterNo) AND timestamp_ms < @end
      ORDER BY timestamp_ms, event_no LIMIT @limit`
-  )
+  const flagged = db.prepare<Parameters, { event_no: number; time: number }>(flaggedSql('baseband_requested'))
+  const flaggedRewriting = db.prepare<Parameters & { eventsMade: number }, { event_no: number; time: number }>(flaggedSql(basebandWhileRewriting('')))
   const kept = db.prepare<Parameters, { event_no: number; time: number }>(
     `SELECT event_no, event_time AS time FROM audits
      WHERE (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
@@ -32,7 +36,9 @@ export function windowEvents(db: Database.Database, records: EventRecordsReader)
     for (let position: Position = { time: afterTime, event_no: afterNo }; ; ) {
       const wanted = limit - page.length
       const parameters = { afterTime: position.time, afterNo: position.event_no, end, limit: wanted }
-      const ranges = [flagged.all(parameters), kept.all(parameters)]
+      const made = texts.underWay()
+      const listed = made === null ? flagged.all(parameters) : flaggedRewriting.all({ ...parameters, eventsMade: made.events })
+      const ranges = [listed, kept.all(parameters)]
       const horizon = ranges
         .filter((rows) => rows.length === wanted)
         .map((rows) => rows.at(-1)!)
