@@ -12,7 +12,7 @@ import type { Config } from './config.js'
 import authentication from './infrastructure/authentication.js'
 import { clientErrorHandler, frameworkErrors } from './infrastructure/http/client-errors.js'
 import docs from './infrastructure/docs.js'
-import draining from './infrastructure/draining.js'
+import draining, { type DrainingOptions } from './infrastructure/draining.js'
 import errorHandler from './infrastructure/http/error-handler.js'
 import storeOutageLog from './infrastructure/store-outage-log.js'
 import jsonBodies from './infrastructure/http/json-bodies.js'
@@ -60,6 +60,8 @@ export interface AppOptions {
   dashboardRoot?: string
   /** How often the kept audit's deadlines and records are checked: the defaults unless a test makes them quicker. */
   keptAuditUpkeep?: KeptAuditUpkeepOptions
+  /** How long a close waits for connections before cutting them: the default unless a test makes it shorter. */
+  draining?: DrainingOptions
 }
 
 /** Server options shared by production and tests: a test app built otherwise tests another program. */
@@ -105,7 +107,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
 }
 
 /** The whole service as one plugin: shared services first, then the route groups by prefix. */
-async function app(fastify: FastifyInstance, { config, store, now = () => Date.now(), dashboardRoot, keptAuditUpkeep: upkeepOptions = {} }: AppOptions) {
+async function app(fastify: FastifyInstance, { config, store, now = () => Date.now(), dashboardRoot, keptAuditUpkeep: upkeepOptions = {}, draining: drainingOptions = {} }: AppOptions) {
   fastify.decorate('config', config)
   fastify.decorate('store', store)
   fastify.decorate('clock', now)
@@ -118,7 +120,7 @@ async function app(fastify: FastifyInstance, { config, store, now = () => Date.n
   await fastify.register(errorHandler)
   await fastify.register(storeOutageLog)
   await fastify.register(jsonBodies)
-  await fastify.register(draining)
+  await fastify.register(draining, drainingOptions)
   await fastify.register(httpConformance)
   await fastify.register(security)
   await fastify.register(docs)

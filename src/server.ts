@@ -55,7 +55,9 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
     closing = true
     if (err !== undefined) app.log.error({ err }, 'closing after an uncaught error')
     else app.log.info(signal === undefined ? { askedBy: 'primary' } : { signal }, 'closing')
+    const began = performance.now()
     await app.close()
+    app.log.info({ ms: Math.round(performance.now() - began) }, 'closed')
   })
   closeWhenPrimaryAsks(() => {
     if (!closing) graceful.close()

@@ -23,8 +23,8 @@ export function testConfig(t: Test, env: ConfigInput = {}): Config {
   })
 }
 
-/** What a test may set beyond the configuration: the app's clock. */
-export type BuildOptions = Pick<AppOptions, 'now'>
+/** What a test may set beyond the configuration: the app's clock, where its log goes, how its close drains. */
+export type BuildOptions = Pick<AppOptions, 'now' | 'logStream' | 'draining'>
 
 /** The production app on a fresh temporary store, closed when the test ends. */
 export async function build(t: Test, env: ConfigInput = {}, options: BuildOptions = {}): Promise<App> {

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { closedPort, request } from './processes.js'
-import { halfSentWrite } from './raw-requests.js'
+import { halfSentWrite } from '../raw-http.js'
 import { CONTAINERFILE, ROOT, ownName, ownVolume, podman, podmanOk, readyBaseImages, runContainer } from './containers.js'
 
 /*
@@ -72,7 +72,11 @@ t.test('the container image: built, run on a volume, stopped, replaced', { skip:
   const event = { event_no: 9_000_001, timestamp_utc: '2026-11-01T10:00:00.000Z', snr: 12.5, known_source_name: 'FRB 20201124A' }
   t.same((await request(`${base}/v1/events`, { token, body: [event] })).body, { upserted: 1 }, 'an event is written')
   t.match((await request(`${base}/v1/events/${event.event_no}`, { token })).body, event, 'and read')
-  for (const path of ['/dashboard/', '/docs/json']) t.equal((await fetch(`${base}${path}`)).status, 200, `${path} is served`)
+  for (const path of ['/dashboard/', '/docs/json']) {
+    const response = await fetch(`${base}${path}`)
+    await response.arrayBuffer()
+    t.equal(response.status, 200, `${path} is served`)
+  }
 
   // A backup from outside: a second container on the volume, the copy in a folder of the host.
   const backups = join(t.testdir(), 'backups')
@@ -89,7 +93,9 @@ t.test('the container image: built, run on a volume, stopped, replaced', { skip:
   await first.lineMatching(/"msg":"closing"/)
   t.match(await inFlight.finish(), /\r\n\r\nHTTP\/1\.1 200 [^]*\{"upserted":1\}$/, 'the write in flight at the stop is answered')
   t.equal((await stopping).status, 0, 'podman stop returns')
-  t.equal((await exited)[0], 0, 'the container exits 0 on SIGTERM, within the grace of docker stop')
+  // What the server said as it closed, shown if it did not end in time.
+  const closingLines = () => first.output.slice(first.output.findIndex((line) => line.includes('"msg":"closing"')))
+  t.equal((await exited)[0], 0, 'the container exits 0 on SIGTERM, within the grace of docker stop', { closing: closingLines() })
 
   const second = runContainer(t, ownName('second'), options, IMAGE)
   await second.lineMatching(listening)

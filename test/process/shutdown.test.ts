@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import t from 'tap'
 import { request, startServer } from './processes.js'
-import { halfSentWrite, refusedConnection } from './raw-requests.js'
+import { halfSentWrite, refusedConnection } from '../raw-http.js'
 
 t.test('SIGTERM: the in-flight request finishes, new connections are refused, the process exits', async (t) => {
   const env = { TRACER_DB: join(t.testdir(), 'tracer.sqlite'), TRACER_ADMIN_PASSWORD: 'admin-password' }

@@ -8,7 +8,7 @@ import t from 'tap'
 import { DRAIN_BOUND_MS } from '../../src/cluster/pool.js'
 import { TEST_SECRET } from '../helper.js'
 import { isRunning, logLines, request, runCli, startWorkers, waitFor, workerEvents, type WorkerEvent, type WorkersProcess } from './processes.js'
-import { halfSentWrite, refusedConnection, type HalfSentWrite } from './raw-requests.js'
+import { halfSentWrite, refusedConnection, type HalfSentWrite } from '../raw-http.js'
 
 /** GET /health on a connection of its own, as a new client would: the status, or the error's code. */
 const healthOnNewConnection = (url: string) =>
