@@ -8,7 +8,8 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname }
+      // The scripts run before anything is compiled, as plain JavaScript outside the project.
+      parserOptions: { projectService: { allowDefaultProject: ['scripts/*.mjs'] }, tsconfigRootDir: import.meta.dirname }
     },
     rules: {
       // Fastify plugins and hooks are async functions by contract, whether or not they await.
