@@ -29,19 +29,28 @@ export async function hashPassword(password: string, cost: Cost = PASSWORD_COST)
   return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64'), key.toString('base64')].join('$')
 }
 
-/** A well-formed hash of a random password, made on first need: unknown users cost the same time as known ones. */
-let decoy: Promise<string> | undefined
-const decoyHash = () => (decoy ??= hashPassword(randomBytes(16).toString('hex')))
+/**
+ * The cost of the last password that matched: what an unknown user's attempt costs. PASSWORD_COST
+ * until a login succeeds, then that of the hashes the users really have (older ones keep the cost
+ * they were made with), so that timing tells no more about which usernames exist after a change of
+ * PASSWORD_COST than before it.
+ */
+let matchedCost: Cost = PASSWORD_COST
 
 /**
- * True when `password` matches `stored`. With no stored hash (unknown user) it still does the full
- * work against a decoy and answers false, so timing does not tell which usernames exist.
+ * True when `password` matches `stored`. With no stored hash (unknown user) it does the same work,
+ * with a random salt at the cost of the last match, and answers false.
  */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const parsed = parse(stored ?? (await decoyHash()))
+  if (stored === undefined) {
+    await derive(password, randomBytes(16), matchedCost)
+    return false
+  }
+  const parsed = parse(stored)
   if (parsed === undefined) return false
-  const key = await derive(password, parsed.salt, parsed.cost)
-  return timingSafeEqual(key, parsed.key) && stored !== undefined
+  const matched = timingSafeEqual(await derive(password, parsed.salt, parsed.cost), parsed.key)
+  if (matched) matchedCost = parsed.cost
+  return matched
 }
 
 function parse(stored: string) {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import t from 'tap'
 import { HASHING_THREADS, hashPassword, verifyPassword } from '../../src/auth/passwords.js'
-import { HASHING_NICE } from '../../src/auth/scrypt-threads.js'
+import { HASHING_NICE, ScryptThreads, type ScryptJob } from '../../src/auth/scrypt-threads.js'
 import { addUser, build } from '../helper.js'
 
 /** The nice value in a stat file of /proc (Linux: per thread, its 19th field). */
@@ -41,4 +41,27 @@ t.test('four logins at once hash on at most HASHING_THREADS threads, each at HAS
   t.strictSame(await Promise.all(hashes.map((hash, i) => verifyPassword(passwords[i]!, hash))), [true, true, true, true, true], 'the threads hash on')
   t.equal(await verifyPassword('two', hashes[0]), false)
   t.ok(lowest() <= HASHING_THREADS, 'still at most HASHING_THREADS threads')
+})
+
+t.test('an unknown user’s attempt costs what the last password that matched cost: PASSWORD_COST until one has', async (t) => {
+  const costs: number[] = []
+  // The threads as they are, but saying the cost of each hash asked of them.
+  class CountedThreads extends ScryptThreads {
+    override derive(job: ScryptJob) {
+      costs.push(job.options.N!)
+      return super.derive(job)
+    }
+  }
+  const passwords = await t.mockImport<typeof import('../../src/auth/passwords.js')>('../../src/auth/passwords.js', {
+    '../../src/auth/scrypt-threads.js': { ScryptThreads: CountedThreads, HASHING_NICE }
+  })
+  const cheap = { N: 2 ** 10, r: 8, p: 1 }
+  const stored = await passwords.hashPassword('right', cheap)
+  costs.length = 0
+  t.equal(await passwords.verifyPassword('any', undefined), false, 'an unknown user, before any login')
+  t.equal(await passwords.verifyPassword('wrong', stored), false, 'a wrong password')
+  t.equal(await passwords.verifyPassword('any', undefined), false, 'an unknown user, after a wrong password only')
+  t.equal(await passwords.verifyPassword('right', stored), true, 'the right password')
+  t.equal(await passwords.verifyPassword('any', undefined), false, 'an unknown user, after it')
+  t.strictSame(costs, [passwords.PASSWORD_COST.N, cheap.N, passwords.PASSWORD_COST.N, cheap.N, cheap.N], 'one hash each, at the cost of the last match')
 })
