@@ -80,7 +80,9 @@ const responseOf = (socket: Socket) =>
   })
 
 export interface HalfSentWrite {
-  /** Sends the body; resolves with all the server sent, the `100 Continue` included. */
+  /** All the server sent, the `100 Continue` included, once it ends the connection. */
+  answer: Promise<string>
+  /** Sends the body; resolves as `answer` does. */
   finish(): Promise<string>
 }
 
@@ -103,6 +105,7 @@ export async function halfSentWrite(port: number, token: string, eventNo: number
   const first = String(await continued)
   if (!first.startsWith('HTTP/1.1 100 Continue')) throw new Error(`expected 100 Continue, got ${first}`)
   return {
+    answer,
     finish: () => {
       if (keepAlive) socket.write(body)
       else socket.end(body)

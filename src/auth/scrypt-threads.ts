@@ -29,8 +29,7 @@ export const HASHING_NICE = 10
  * (HASHING_NICE), the other hashes waiting their turn in order. libuv's pool hashed four at once,
  * each holding its memory, at the event loop's priority: a flood of logins took the CPU the token
  * checks need. At a low priority a hash gets little of a core the event loop needs, all of it on
- * an idle service. A
- * thread that has hashed nothing for `idleMs` ends, and its memory goes with it.
+ * an idle service. A thread that has hashed nothing for `idleMs` ends, and its memory goes with it.
  */
 export class ScryptThreads {
   readonly #limit: ReturnType<typeof pLimit>
