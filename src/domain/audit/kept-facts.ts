@@ -6,11 +6,10 @@ import { storedStatus } from '../trace.js'
 import { classificationIn } from '../events.js'
 import { requestedSites } from './requested-sites.js'
 
-/** What the rules read of a site's datatrail member: whether it is registered, and its file counts. */
+/** What the rules read of a site's datatrail member; `missing_files` counts the files it lists as missing. */
 export interface MemberFacts {
   registered: boolean
   num_files: number
-  /** How many files the member lists as missing. */
   missing_files: number
 }
 
@@ -33,29 +32,22 @@ export interface KeptEvent {
   tsar_classification: string | null
   /** Configured sites the actions ask baseband data from, in configured order. */
   requested: string[]
-  /** Whether the event is listed in the window audit: its actions ask for baseband data (any site, configured or not). */
+  /** In the window audit: its actions ask for baseband data (any site, configured or not). */
   listed: boolean
 }
 
 /**
- * Everything the audit rules read of one event, reduced from its records (event, trace, datatrail,
- * heartbeats and history): a few hundred bytes however many heartbeats and transitions it has. The
- * store keeps it beside the trace and every write that touches the event brings it up to date by
- * the same transaction (the `apply…` functions), so an audit reads one row instead of five
- * collections. `factsOf` makes it from the records: the reference the kept facts are checked against.
- * Kept for every configured site, not only the requested ones, so that an event that asks for
- * another site later needs no other read.
+ * Everything the rules read of one event, reduced from its records to a few hundred bytes, so an
+ * audit reads one row instead of five collections. Each write brings it up to date in its own
+ * transaction (`apply…`); `factsOf` makes it from the records, the reference it is checked against.
+ * Kept for every configured site, so an event that asks for another site later needs no other read.
  */
 export interface KeptFacts {
   event_no: number
   /** Null until the event itself is written (a trace or a heartbeat may come first). */
   event: KeptEvent | null
   classification: StageStatus
-  /**
-   * Only the configured sites of which something is known: a site absent here has every stage
-   * incomplete, no member and no heartbeat (`siteFacts` reads it so). Most events ask nothing of
-   * most sites, and leaving them out keeps a row small (see `compact`).
-   */
+  /** Only the configured sites of which something is known, to keep a row small (`compact`; `siteFacts` reads an absent one). */
   sites: Record<string, KeptSite>
   /** When each audited key was first recorded complete (a transition to `complete`), s since the epoch. */
   first_completions: Record<string, number>
@@ -78,7 +70,6 @@ const EMPTY_SITE: Readonly<KeptSite> = Object.freeze(emptySite())
 /** A configured site's facts, as kept or as a site of which nothing is known. */
 export const siteFacts = (facts: KeptFacts, site: string): Readonly<KeptSite> => (Object.hasOwn(facts.sites, site) ? facts.sites[site]! : EMPTY_SITE)
 
-/** A configured site's facts to change: made when the site had none. */
 function siteToChange(facts: KeptFacts, site: string): KeptSite {
   if (!Object.hasOwn(facts.sites, site)) facts.sites[site] = emptySite()
   return facts.sites[site]!
@@ -92,11 +83,7 @@ const isEmptySite = (site: KeptSite) =>
   site.member.missing_files === 0 &&
   STAGES.every((stage) => site.stages[stage] === 'incomplete')
 
-/**
- * Leaves out the sites of which nothing is known, so that facts have one form however they were
- * reached (the kept facts are compared with those made from the records): every writer stores
- * compacted facts, and `factsOf` makes them so.
- */
+/** Leaves out the sites of which nothing is known: kept facts are compared with those made from the records, so they need one form. */
 export function compact(facts: KeptFacts): KeptFacts {
   for (const [site, kept] of Object.entries(facts.sites)) if (isEmptySite(kept)) delete facts.sites[site]
   return facts
@@ -117,7 +104,6 @@ function auditedKeys(sites: Sites): Map<string, AuditedKey> {
   return keys
 }
 
-/** Whether a trace key is one the audit reads. */
 export const isAuditedKey = (key: string, sites: Sites) => auditedKeys(sites).has(key)
 
 /** What the facts read of an event record. */
@@ -201,5 +187,3 @@ export function factsOf(eventNo: number, records: EventRecords, sites: Sites): K
   for (const { heartbeat } of records.heartbeats) applyHeartbeat(facts, heartbeat, sites)
   return compact(facts)
 }
-
-// What kept facts are made under (the sites, and a digest of this code's reductions): signature.ts.

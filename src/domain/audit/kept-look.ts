@@ -6,10 +6,8 @@ import type { KeptFacts } from './kept-facts.js'
 import { auditOfReport, reportOf, type KeptReport } from './kept-report.js'
 
 /**
- * What the store keeps of an event's audit besides its facts, to find it by and to tell a change:
- * the verdict and the stuck stages as of the last look (a write, or the deadline check), and when
- * the next deadline passes. An event that is not in the audit (not stored, or asking for no
- * baseband data) has no verdict and nothing due.
+ * What the store keeps of an event's audit to find it by and to tell a change: the verdict and stuck
+ * stages as of the last look, and when the next deadline passes. An event outside the audit has neither.
  */
 export interface KeptLook {
   verdict: AuditVerdict | null
@@ -49,15 +47,14 @@ function nextDeadline({ pending, event }: KeptReport, { deadlines, now }: AuditS
   return next
 }
 
-/** Whether two looks differ in what the store keeps of them. */
+/** Whether two looks agree in what the store keeps of them. */
 export const sameLook = (a: KeptLook, b: KeptLook) =>
   a.verdict === b.verdict && a.due_at === b.due_at && a.stuck.length === b.stuck.length && a.stuck.every((key, index) => key === b.stuck[index])
 
 /**
  * What the live stream says of a look that replaced `before`: a change of verdict, stages newly
- * stuck, or (when the caller knows the sites the event asked before, `sitesBefore`) a change of
- * its requested sites, so that a stream filtered by a site hears an event leave or enter it.
- * Null when none: a write that moved nothing the audit reports says nothing.
+ * stuck, or of the requested sites (given `sitesBefore`), so a stream filtered by a site hears an
+ * event leave or enter it. Null when nothing the audit reports moved.
  */
 export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings, sitesBefore?: readonly string[]): VerdictChange | null {
   const known = new Set(before.stuck)
@@ -82,5 +79,3 @@ export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, s
   if (left.length > 0) change.left_sites = left
   return change
 }
-
-// What looks are made under (the deadlines, and a digest of this code's rules and forms): signature.ts.

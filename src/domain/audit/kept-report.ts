@@ -1,19 +1,12 @@
 import type { AuditFinding, AuditVerdict } from '../../../schemas/audit.js'
 import type { Sites } from '../../vocabulary.js'
-import { auditedEventRecord } from './audited-event.js'
-import type { AuditSettings, EventAudit } from './audited-event.js'
-import { contradictionFindings } from './contradictions.js'
+import { auditedEventRecord, type AuditSettings, type EventAudit } from './audited-event.js'
 import type { KeptEvent, KeptFacts } from './kept-facts.js'
-import { findingOrder } from './findings.js'
-import { eventFacts, everyStageComplete } from './site-facts.js'
-import { pendingStages, stuckFindings, type PendingStage } from './stuck.js'
-import { verdictOf } from './verdict.js'
+import { contradictionFindings, eventFacts, everyStageComplete, findingOrder, pendingStages, stuckFindings, verdictOf, type PendingStage } from './rules.js'
 
 /**
- * What the audit of a window reads of an event: its audit with the clock left out. Everything but
- * `stuck` depends on the records alone, so it is kept as found (`contradictions`); `stuck` depends on
- * the clock and the deadlines, so the stages it may name are kept (`pending`) and held against both
- * when read. A few hundred bytes, a tenth of the facts it is made from: a window read parses only this.
+ * An event's audit with the clock left out: what a window read parses (a tenth of the facts). The
+ * findings but `stuck` are kept as found; the stages `stuck` may name are kept to be held against the reader's clock.
  */
 export interface KeptReport {
   event_no: number
@@ -53,11 +46,7 @@ export function reportOf(facts: KeptFacts, sites: Sites): KeptReport | null {
   }
 }
 
-/**
- * The audit of a report at `settings.now`: its stages held against the clock (`stuck`), with its
- * other findings, in the audit's order, and the verdict they make. The one place an audit is
- * assembled: every read (a window, one event, the reference made from records) comes here.
- */
+/** The audit of a report at `settings.now`: the one place an audit is assembled, for every read and the reference made from records. */
 export function auditOfReport(report: ReportBody & { event: Pick<KeptEvent, 'timestamp'> }, settings: AuditSettings): EventAudit {
   const stuck = stuckFindings(report.pending, settings.now - report.event.timestamp, settings.deadlines)
   const findings = stuck.length === 0 ? report.contradictions : [...stuck, ...report.contradictions].sort(findingOrder(settings.sites.names))
@@ -65,9 +54,8 @@ export function auditOfReport(report: ReportBody & { event: Pick<KeptEvent, 'tim
 }
 
 /**
- * The audit of an event that no clock can change (no stage is pending, so nothing can turn stuck),
- * kept as the text a report sends, with what the window's summary and filters read of it: a window
- * read passes it on as it is, with nothing to parse, audit or serialise. Most old events are so.
+ * The audit of an event no clock can change (no stage pending), kept as the text a report sends with
+ * what the window's summary and filters read: a window read passes it on unparsed. Most old events are so.
  */
 export interface FixedAudit {
   event_no: number

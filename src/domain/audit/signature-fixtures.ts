@@ -4,12 +4,11 @@ import { CLASSIFICATION_KEY, siteModel, STAGES, stageKey, type Sites } from '../
 import type { EventRecord, TraceRecord } from '../records.js'
 
 /*
- * A fixed set of events that, between them, meet every rule, every verdict and every form a kept
- * audit and an output text take: what signature.ts and outputSignature digest. Add a case when a
- * rule or a form is added; never change one to make a signature stay the same.
+ * Events that between them meet every rule, verdict and form a kept audit and an output text take:
+ * what signature.ts and outputSignature digest. Add a case with a rule or a form; never change one
+ * to make a signature stay the same.
  */
 
-/** A short digest of what code made of the fixtures: a signature holds it. */
 export const digestOf = (made: unknown): string => createHash('sha256').update(JSON.stringify(made)).digest('hex').slice(0, 32)
 
 /** The sites the fixtures are made for: a primary site and three others, two of them requested. */

@@ -2,7 +2,7 @@ import type { AuditedEvent, AuditSummary, AuditVerdict } from '../../../schemas/
 import type { AuditSettings } from './audit-event.js'
 import { auditOfReport, isFixed, type WindowEntry } from './kept-report.js'
 import { auditedEventRecord } from './audited-event.js'
-import { countInSummary, emptySummary } from './verdict.js'
+import { countInSummary, emptySummary } from './rules.js'
 
 /** An audited event of a window: the record, or (a fixed audit) its JSON text already made. */
 export type ListedEvent = AuditedEvent | string
