@@ -8,16 +8,14 @@ const FIRST_LIST_CAPACITY = 16
 type Bucket = { list: Uint16Array; size: number } | { bitmap: Uint8Array }
 
 /**
- * A set of integers (event numbers, any safe integer) kept as Roaring bitmaps keep theirs: two to
- * four bytes a number in sorted lists that grow by doubling, one bit a number where they run close
- * together, where a `Set` spends twenty or more bytes a number and a new hash table each time it
- * fills. A window read remembers every event it has sent in one of these (see pages.ts): a year's
- * window stays small enough to hold per read, and growing it leaves next to no garbage.
+ * A set of safe integers kept as Roaring bitmaps keep theirs: sorted lists of 16-bit low parts, or a
+ * bit a number where they run close, where a `Set` spends twenty bytes or more a number. A window read
+ * remembers every event sent in one (pages.ts): a year's window stays small, with next to no garbage.
  */
 export class EventNumberSet {
   readonly #buckets = new Map<number, Bucket>()
 
-  /** Adds `n`: true if it was not in the set, false if it was (the only question a read asks). */
+  /** Adds `n`: true if it was not in the set. */
   add(n: number): boolean {
     const high = Math.floor(n / BUCKET_SPAN)
     const low = n - high * BUCKET_SPAN
