@@ -49,11 +49,9 @@ export interface KeeperConfig {
 
 /**
  * Rounds of one write before it gives up with 503. A round is lost only to another writer of the
- * same event's row between this round's read and its write; each such writer read records at least
- * as new, so losing this many takes a flood of writes of one event.
+ * same row, which read records at least as new: losing this many takes a flood of writes of one event.
  */
 export const KEEP_ATTEMPTS = 10
-/** Events read and written together: one read of each kind, one write. */
 const EVENTS_PER_ROUND = 500
 
 /** One event held against its records: the parts of its row that differ, or why its records could not be read. */
@@ -66,13 +64,9 @@ const hasRecords = ({ event, trace, datatrail, heartbeats }: EventRecords) => ev
 const asStored = (facts: KeptFacts): KeptFacts => JSON.parse(JSON.stringify(facts)) as KeptFacts
 
 /**
- * The kept audit of every event, kept, checked and read: one algorithm for both adapters over the
- * storage each gives (storage.ts). Every write is made from what was read and conditional on it
- * still being there; a write that finds the row changed reads again (optimistic, as several
- * instances share a store). What is written is decided in keeping.ts, what differs in kept-check.ts.
- *
- * SQLite's own writes do not come here: they keep the audit inside their transaction, from the
- * kept facts and what the write did to them (sqlite/kept-in-writes.ts), the one optimisation of `keep`.
+ * The kept audit, kept, checked and read: one algorithm for both adapters (README.md). Every write is
+ * conditional on the row read; one that finds it changed reads again, as several instances share a
+ * store. SQLite's own writes keep the audit inside their transaction instead (sqlite/kept-in-writes.ts).
  */
 export class Keeper {
   constructor(
@@ -93,10 +87,9 @@ export class Keeper {
   }
 
   /**
-   * The kept reports (or fixed audits) of the window's audited events strictly after `after`,
-   * ascending by (event time, event_no), at most `limit`: one index range. A row whose entry cannot
-   * be read is made from its records instead, in its place: one bad row costs the window nothing,
-   * and the verifier repairs the row itself.
+   * The kept entries of the window's audited events strictly after `after`, ascending by (event time,
+   * event_no), at most `limit`. An entry that cannot be read is made from its records in its place,
+   * for the verifier to repair: one bad row costs the window nothing.
    */
   async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]> {
     const entries: WindowEntry[] = []
@@ -123,11 +116,7 @@ export class Keeper {
     }
   }
 
-  /**
-   * Event numbers to look at again at `now` (ms), at most `limit`: those whose look was made at a
-   * clock more than LOOK_CLOCK_TOLERANCE_MS later than `now` (the clock moved back since), then
-   * those whose next deadline is at or before `now`, earliest first.
-   */
+  /** Events to look at again at `now` (ms): those looked at under a later clock (it moved back), then those due, earliest first. */
   async due(now: number, limit: number): Promise<number[]> {
     const ahead = await this.storage.lookedAfter(now + LOOK_CLOCK_TOLERANCE_MS, limit)
     if (ahead.length === limit) return ahead
@@ -136,10 +125,9 @@ export class Keeper {
   }
 
   /**
-   * Looks at each event again at `now` (ms): where the look changed it is written, with its verdict
-   * change when there is one. Resolves to the changes recorded: of several instances settling one
-   * event, the one whose write lands records it. A row that cannot be read is passed over (told to
-   * `unreadable`, for the caller to have it checked and repaired), so that it holds back no other.
+   * Looks at each event again at `now` (ms) and writes the looks that changed; resolves to the verdict
+   * changes recorded (of several instances, the one whose write lands records it). An unreadable row is
+   * passed over and told to `unreadable`, for the caller to have it repaired.
    */
   async settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]> {
     const settings = this.settings(now)
@@ -170,13 +158,9 @@ export class Keeper {
   }
 
   /**
-   * Holds the kept audits of these events, in every part a read serves (kept-check.ts), against
-   * the audit made from their records at `now`, and so the kept columns of their records (`columns`);
-   * each that differs is repaired (written again from the records, with a verdict change when the
-   * look changed) and reported. A row that cannot be read differs. A write that lands meanwhile is
-   * neither undone nor counted. With `repair: false` nothing is written: what differs in the facts
-   * and in what a window read serves is only reported, for a command that only reads (and may run
-   * with other deadlines than the store's, so the look is left out: kept-check.ts, LOOK_PARTS).
+   * Holds these events' kept audits and kept columns to what their records make at `now`, repairing
+   * and reporting what differs. With `repair: false` nothing is written and the look is left out (a
+   * command that only reads may run with other deadlines: LOOK_PARTS).
    */
   async check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): Promise<AuditCheck> {
     const columns = await this.storage.columnsOf(eventNos, repair)
@@ -184,10 +168,8 @@ export class Keeper {
   }
 
   /**
-   * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
-   * the audit and those with a kept row. `last`: where the next page starts, null at the end.
-   * `columns` holds the kept columns of every event of the same stretch of event numbers, in the
-   * audit or not (an event's output texts, the flag that brings it into the audit, its heartbeat count).
+   * `check` of at most `limit` events after `after` in event_no order, in the audit or with a row, and of
+   * the kept columns of every event in the same stretch. `last`: where the next page starts, null at the end.
    */
   async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
     const audited = await this.storage.auditedAfter(after, limit)
@@ -199,16 +181,12 @@ export class Keeper {
     return { ...(await this.checkRows(eventNos, now, true)), columns, checked: eventNos.length, last }
   }
 
-  /** About how many kept audits there are: what sets the verifier's pace. */
+  /** About how many kept audits there are: it sets the verifier's pace. */
   async size(): Promise<number> {
     return this.storage.size()
   }
 
-  /**
-   * Events written by a program other than this service, noticed by the store as they were
-   * written (SQLite's triggers; MongoDB's change streams keep the audit after such writes and mark
-   * none): at most `limit`, oldest first, and `upTo`, the position to pass to `unmark`.
-   */
+  /** Events another program wrote (SQLite's triggers mark them; MongoDB marks none), oldest first, and the `upTo` for `unmark`. */
   async marked(limit: number): Promise<{ eventNos: number[]; upTo: number }> {
     return this.storage.marked(limit)
   }
@@ -219,12 +197,9 @@ export class Keeper {
   }
 
   /**
-   * Brings the kept audit of each event up to date with its records, looked at `now` (the store's
-   * clock by default): what a write of records calls once it landed, where the store keeps the
-   * audit after its writes (MongoDB). Making the facts from the records rather than applying the
-   * write to them is what makes writers through several instances converge: the rows are read no
-   * later than the records, so the write that lands last was made from records read after every
-   * write acknowledged before; whatever landed later has a keep of its own still to come.
+   * Brings each event's kept audit up to date with its records, once a write of them landed (MongoDB).
+   * Facts made from the records, not from the write, make several instances converge: the write that
+   * lands last was made from records read after every write acknowledged before it.
    */
   async keep(eventNos: Iterable<number>, now?: number): Promise<void> {
     const all = [...new Set(eventNos)]
@@ -251,11 +226,7 @@ export class Keeper {
     return result
   }
 
-  /**
-   * Writes each event's row again from its records where it differs, conditional on the row read;
-   * the events whose write found the row changed are read again, up to KEEP_ATTEMPTS rounds.
-   * `repaired` is told of each row written, with what differed.
-   */
+  /** Writes each differing row again from its records, reading again those that changed meanwhile; `repaired` hears of each. */
   private async repair(eventNos: readonly number[], settings: AuditSettings, repaired?: (mismatch: AuditMismatch) => void): Promise<void> {
     let pending = eventNos
     for (let attempt = 0; attempt < KEEP_ATTEMPTS && pending.length > 0; attempt++) {

@@ -5,11 +5,7 @@ import { compact, type KeptFacts } from '../domain/audit/kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../domain/audit/kept-look.js'
 import { fixedAuditOf, type FixedAudit, type KeptReport } from '../domain/audit/kept-report.js'
 
-/**
- * How a store keeps an event's audit, decided here once for both adapters: they read and write,
- * this says what to write and what verdict change to record beside it. (kept-check.ts says whether
- * a kept row still serves what its records make.)
- */
+// What a store writes of an event's audit, and the verdict change beside it: decided here once for both adapters.
 
 /** What an event was before a write or a repair: its look, and the sites it asked for (none outside the audit). */
 export interface Before {
@@ -40,11 +36,7 @@ export interface KeptWrite {
   change: VerdictChange | null
 }
 
-/**
- * The write an event's facts make: their report and look at the settings' clock, the fixed audit
- * when nothing is pending, and, against `before`, the verdict change to record (none when `before`
- * is null: a rebuild records none).
- */
+/** The write an event's facts make at the settings' clock, with the verdict change against `before` (none when null: a rebuild). */
 export function keptWriteOf(facts: KeptFacts, before: Before | null, settings: AuditSettings): KeptWrite {
   compact(facts)
   const after = lookAt(facts, settings)
@@ -57,11 +49,7 @@ export function keptWriteOf(facts: KeptFacts, before: Before | null, settings: A
   }
 }
 
-/**
- * A kept audit looked at again at the settings' clock (its deadline passed, or its look was made
- * under a clock that has since moved back): the new look and the change to record, or null when
- * the look stands and was made at a clock not later than this one.
- */
+/** A kept audit looked at again: the new look and its change, or null when the look stands and was not made under a later clock. */
 export function relooked(
   kept: { facts: KeptFacts; look: KeptLook },
   lookedAt: number | null,

@@ -16,11 +16,7 @@ export interface RebuildProgress {
   total: number
 }
 
-/**
- * The kept audit of a serving instance that started on a store whose audit was made under other
- * settings or by another release: it is rebuilt in short transactions while the instance
- * serves, and nothing is read from it until that ends (see KeptAuditRebuildingError).
- */
+/** Whether the kept audit is made, or being rebuilt while the instance serves (nothing is read from it meanwhile). */
 export interface KeptAuditState {
   /** Null when the kept audit is made; its progress while it is being rebuilt. */
   rebuilding(): RebuildProgress | null
@@ -30,10 +26,7 @@ export interface KeptAuditState {
 
 export const KEPT_AUDIT_MADE: KeptAuditState = { rebuilding: () => null, made: Promise.resolve() }
 
-/**
- * What a read of the kept audit (or of its verdict changes) meets while the audit is being made
- * again: 503 with its progress, never a verdict of a half-made audit. Writes are served meanwhile.
- */
+/** A read of the kept audit or its verdict changes while it is rebuilt: 503 with its progress, never a half-made verdict. */
 export class KeptAuditRebuildingError extends StoreUnavailableError {
   override name = 'KeptAuditRebuildingError'
   constructor(readonly progress: RebuildProgress) {
@@ -47,17 +40,16 @@ const count = (n: number) => n.toLocaleString('en-US')
 export const rebuildingReason = ({ done, total }: RebuildProgress) =>
   `The kept audit is being made again (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`
 
-/** The signatures rows are made under (signature.ts): of the facts (the sites, the reduction of records), of the looks (the deadlines, the rules and forms). */
+/** The signatures rows are made under (signature.ts). */
 export interface Signatures {
   facts: string
   looks: string
 }
 
 /**
- * A rebuild under way, as the store records it with each batch: the signatures it makes the rows
- * under, whether it makes them from the records (`facts`) or from the kept facts (`looks`), and
- * the last event number done. A process killed between batches leaves it, and the next start
- * under the same signatures goes on after that event.
+ * A rebuild under way, recorded with each batch: its signatures, whether it makes rows from the
+ * records (`facts`) or from the kept facts (`looks`), and the last event done, where a start under
+ * the same signatures goes on after a process was killed.
  */
 export interface Plan extends RebuildProgress, Signatures {
   what: 'facts' | 'looks'
@@ -103,20 +95,13 @@ export function readPlan(value: unknown): Plan | undefined {
 }
 
 /**
- * Brings the kept rows in line with this process's configuration and release, one batch at a time
- * in order of event number: every row made again from the records when the sites or the reduction
- * of records to facts changed (factsSignature), or when no rows were made before; every row made
- * again from its kept facts when only the deadlines or the rules, wording, order or forms of the
- * audit changed (lookSignature). Each batch records how far it went, so other processes write
- * between two batches and a process killed during one leaves the batches before it done.
- *
- * A rebuild from the records records no verdict change (a store's first would record one per
- * event); one of the looks records each verdict a new deadline or rule changes, as a look at an
- * event again would. An event whose records or row cannot be read is left as it is, for the
- * verifier to report.
- *
- * Written as a generator of the store's answers so that one text runs at once inside SQLite's
- * transaction and awaits MongoDB's promises (`answers`, src/maybe.ts).
+ * Brings the kept rows in line with this process's configuration and release, a batch at a time by
+ * event number: from the records when factsSignature changed (or nothing was made), from the kept
+ * facts when only lookSignature did. Each batch records how far it went, so other processes write
+ * between batches. A rebuild from the records records no verdict change (a store's first would
+ * record one per event); one of the looks records each, as a look again would. Unreadable events
+ * are left to the verifier. A generator of answers, to run inside SQLite's transaction and over
+ * MongoDB's promises alike (src/maybe.ts).
  */
 export class Rebuild {
   readonly signatures: Signatures
@@ -140,16 +125,13 @@ export class Rebuild {
     return plan?.facts === this.signatures.facts && plan.looks === this.signatures.looks ? plan : undefined
   }
 
-  /** One batch. */
-  step(): Maybe<RebuildStep> {
+    step(): Maybe<RebuildStep> {
     return this.storage.batch(() => answers(this.steps()))
   }
 
   /**
-   * Records the rebuild that is due, as its first batch would, without making a row: for a store
-   * that must do other work first (SQLite makes its output texts before, since the rebuild reads
-   * the baseband flag they hold). From then on writes and reads know of it as of one under way. The
-   * plan (the one under way, when there is one), or undefined when nothing is due.
+   * Records the rebuild that is due without making a row, for a store with work to do first (SQLite's
+   * output texts hold the baseband flag the rebuild reads); undefined when nothing is due.
    */
   plan(): Maybe<Plan | undefined> {
     return this.storage.batch(() => answers(this.planned()))
@@ -203,11 +185,7 @@ export class Rebuild {
     return { made: false, progress: { done: next.done, total: next.total } }
   }
 
-  /**
-   * A rebuild from the start. A plan left by a rebuild under other signatures (a start killed, then
-   * one with other settings) counts as facts made otherwise when it was making facts: some rows then
-   * hold facts of neither configuration.
-   */
+  /** A rebuild from the start. A plan left under other signatures that was making facts leaves rows of neither configuration: facts again. */
   private *newPlan(record: RebuildRecord): Answers<Plan> {
     const what = record.facts !== this.signatures.facts || record.plan?.what === 'facts' ? 'facts' : 'looks'
     const total = yield* answer(this.storage.rebuildTotal(what))

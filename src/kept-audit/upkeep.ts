@@ -26,11 +26,9 @@ export const DEADLINE_CHECK_MS = 500
 /** Events whose deadline passed, settled together: a backlog (after an outage) goes on at once with the next. */
 const DUE_PAGE = 500
 /**
- * Pages of 50, at most one every 160 ms: a full pass over a million kept audits within the hour
- * (the promise made to operators). Each event costs a few dozen indexed reads, so a page holds the
- * event loop for a few milliseconds, not the tens a larger page would, and no write lock is held
- * while it reads. A smaller store is not checked faster than a pass in VERIFY_PASS_MS: its share of
- * the CPU shrinks with it, and every row is still checked within the hour.
+ * Pages of 50, at most one every 160 ms: a pass over a million kept audits within the hour (the
+ * promise to operators), each page holding the event loop for milliseconds, not tens. A smaller
+ * store is checked no faster than a pass in VERIFY_PASS_MS, so its share of the CPU shrinks with it.
  */
 export const VERIFY_EVERY_MS = 160
 export const VERIFY_PAGE = 50
@@ -38,19 +36,14 @@ export const VERIFY_PASS_MS = 45 * 60_000
 /** The longest wait between two pages, however small the store: a pass over a few rows still ends soon. */
 const VERIFY_SLOWEST_MS = 2_000
 /**
- * How far behind its schedule a pass falls at most by giving way to requests. A page put off is
- * made up for once the loop is free again, at the fastest pace; under load that lasts, pages run at
- * the pass's own pace once this far behind. A million rows at the fastest pace take 53 minutes, so
- * with this they still end within the hour.
+ * How far behind its schedule a pass falls at most by giving way to requests; pages put off are made
+ * up at the fastest pace (a million rows in 53 minutes), so a pass still ends within the hour.
  */
 export const VERIFY_YIELD_MS = 5 * 60_000
-/** The share of its time the event loop spent busy since the last look above which it is serving requests the verifier gives way to. */
+/** The event loop's busy share since the last look above which the verifier gives way to requests. */
 const BUSY_UTILIZATION = 0.5
 
-/**
- * Whether the event loop was busy more than BUSY_UTILIZATION of the time since the last call, from
- * the loop's running totals of busy and idle time (`performance.eventLoopUtilization` unless given).
- */
+/** Whether the event loop was busy more than BUSY_UTILIZATION of the time since the last call. */
 export function loopBusy(totals: () => { active: number; idle: number } = () => performance.eventLoopUtilization()): () => boolean {
   let last = totals()
   return () => {
@@ -68,30 +61,19 @@ const MARKS_PAGE = 500
 const UNREADABLE_REMEMBERED = 10_000
 
 /**
- * Keeps the kept audit current where no write does it, and checks it whole.
+ * Keeps the kept audit current where no write does it, and checks it whole (README.md).
  *
- * The deadline check looks again at every event whose next deadline has passed, or whose look was
- * made under a clock that has since moved back (the store's `due`), so a stage turns stuck on time,
- * a false "stuck" left by a clock step is taken back, and both reach the live stream. A row it
- * cannot read is passed over there, checked against its records and repaired, and holds back no
- * other event.
+ * The deadline check looks again at every event whose deadline passed or whose look was made under a
+ * clock since moved back, so a stage turns stuck on time and a false "stuck" is taken back, both on
+ * the live stream. A row it cannot read is checked and repaired apart, holding back no other.
  *
- * The verifier holds every kept row, a page at a time in event_no order and round again at the end,
- * against the audit made again from its records, in every part a read serves (kept-check.ts): the
- * window's record, the verdict, the next deadline, the stuck stages. A difference (a write another
- * program made where no change stream reached, a crash between two MongoDB writes, a bug, a hand
- * edit) is logged, counted in `tracer_audit_mismatches_total` and repaired by the store, and so is
- * a kept heartbeat count that differs from the heartbeats of the same stretch of events; /metrics
- * says when the last full pass ended, how many rows it checked, and how far the current one is.
+ * The verifier holds every kept row, a page at a time in event_no order and round again, to what its
+ * records make in every part a read serves (kept-check.ts); a difference (a foreign write no change
+ * stream saw, a crash between two MongoDB writes, a bug, a hand edit) is logged, counted and repaired.
+ * It gives way while the event loop is busy (docs/performance.md), keeping its schedule within VERIFY_YIELD_MS.
  *
- * The verifier gives way to requests: while the event loop is busy, a page is put off, so that the
- * checking's cost lands in quieter moments rather than on the requests (what it cost them before
- * is in docs/performance.md). The pass keeps its schedule within
- * VERIFY_YIELD_MS, catching up once the loop is free.
- *
- * Both wait while the kept audit is being rebuilt. Each instance sharing a store runs both; a change found by two is recorded once (the store
- * settles each look in one transaction, or one conditional write). Failures (the store away) are
- * logged once until it answers again; nothing stops.
+ * Both wait while the kept audit is rebuilt. Every instance runs both; the store records a change
+ * found by two once. A failing store is logged once until it answers again; nothing stops.
  */
 async function keptAuditUpkeep(
   fastify: FastifyInstance,
@@ -217,9 +199,8 @@ async function keptAuditUpkeep(
     later(!loopWasBusy && behindMs() > 0 ? verifyEveryMs : pageEveryMs, verify)
   }
 
-  // A write another program made (an older version during an upgrade, a script) changed records
-  // without the audit: the store marked its event, and it is brought up to date here. Such a write
-  // is expected, not a fault of the kept audit, so it is counted apart from the mismatches.
+  // Another program's write (an older version, a script) is expected, not a fault of the kept audit:
+  // counted apart from the mismatches.
   const checkMarked = async () => {
     let full = false
     try {
@@ -229,8 +210,7 @@ async function keptAuditUpkeep(
         await store.audits.unmark(upTo)
         for (const { event_no, parts } of mismatches) log.info({ event_no, parts }, `kept audit: event ${event_no} brought up to date after a write another program made`)
         gauges.foreignWrites.inc(mismatches.length)
-        // A column kept beside a record is the service's alone: another program's write that left it
-        // differing from its record (a hand edit of the flag or a text) is a difference like any.
+        // A kept column is the service's alone: another program's write that left it differing is a mismatch like any.
         reportColumns(columns)
         reportUnreadable(unreadable)
       }
@@ -242,8 +222,7 @@ async function keptAuditUpkeep(
     later(full ? 0 : marksCheckMs, checkMarked)
   }
 
-  // A kept audit being rebuilt is neither settled nor checked: the rebuild makes every row, and
-  // the rows it has not reached yet were made under other settings.
+  // The rows a rebuild has not reached yet were made under other settings.
   fastify.addHook('onReady', async () => {
     void store.keptAudit.made.then(() => {
       later(0, checkDeadlines)
@@ -258,41 +237,29 @@ async function keptAuditUpkeep(
 }
 
 function upkeepMetrics(registers: FastifyInstance['metrics']) {
+  const counter = (name: string, help: string) => new Counter({ name, help, registers: [registers] })
+  const gauge = (name: string, help: string, aggregator: 'min' | 'max') => new Gauge({ name, help, registers: [registers], aggregator })
   return {
-    mismatches: new Counter({
-      name: 'tracer_audit_mismatches_total',
-      help: 'Kept audits (and kept heartbeat counts, on SQLite) found to differ, in any part a read serves, from what their records make; each repaired when found.',
-      registers: [registers]
-    }),
-    unreadable: new Counter({
-      name: 'tracer_audit_unreadable_events_total',
-      help: 'Events whose records could not be read to check their kept audit (each counted once per process).',
-      registers: [registers]
-    }),
-    foreignWrites: new Counter({
-      name: 'tracer_audit_foreign_writes_total',
-      help: 'Kept audits brought up to date after writes that another program (or an older version) made straight into the store.',
-      registers: [registers]
-    }),
-    lastPassEnded: new Gauge({
-      name: 'tracer_audit_verify_last_pass_end_timestamp_seconds',
-      help: 'When this instance last finished checking every kept audit against its records, seconds since the epoch; 0 until its first pass ends.',
-      registers: [registers],
-      // Each worker runs its own verifier: the one furthest behind is the one that may have stalled.
-      aggregator: 'min'
-    }),
-    lastPassRows: new Gauge({
-      name: 'tracer_audit_verify_last_pass_rows',
-      help: 'Kept audits (and events in the audit) checked by the last full pass of this instance.',
-      registers: [registers],
-      aggregator: 'max'
-    }),
-    passRows: new Gauge({
-      name: 'tracer_audit_verify_pass_rows',
-      help: 'Kept audits checked so far by the pass under way.',
-      registers: [registers],
-      aggregator: 'min'
-    })
+    mismatches: counter(
+      'tracer_audit_mismatches_total',
+      'Kept audits (and kept heartbeat counts, on SQLite) found to differ, in any part a read serves, from what their records make; each repaired when found.'
+    ),
+    unreadable: counter(
+      'tracer_audit_unreadable_events_total',
+      'Events whose records could not be read to check their kept audit (each counted once per process).'
+    ),
+    foreignWrites: counter(
+      'tracer_audit_foreign_writes_total',
+      'Kept audits brought up to date after writes that another program (or an older version) made straight into the store.'
+    ),
+    // Each worker runs its own verifier: the one furthest behind is the one that may have stalled.
+    lastPassEnded: gauge(
+      'tracer_audit_verify_last_pass_end_timestamp_seconds',
+      'When this instance last finished checking every kept audit against its records, seconds since the epoch; 0 until its first pass ends.',
+      'min'
+    ),
+    lastPassRows: gauge('tracer_audit_verify_last_pass_rows', 'Kept audits (and events in the audit) checked by the last full pass of this instance.', 'max'),
+    passRows: gauge('tracer_audit_verify_pass_rows', 'Kept audits checked so far by the pass under way.', 'min')
   }
 }
 
