@@ -1,9 +1,9 @@
 import type { AuditFinding, AuditRule, AuditSummary, AuditVerdict } from '../../../schemas/audit.js'
-import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, PIPELINE_STAGES, STAGES, stageKey, type PipelineStage, type Sites, type Stage, type StageStatus } from '../../vocabulary.js'
+import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, PIPELINE_STAGES, STAGES, stageKey, type PipelineStage, type Sites, type StageStatus } from '../../vocabulary.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import type { EventAudit } from './audited-event.js'
 import { details } from './details.js'
-import { siteFacts, type KeptEvent, type KeptFacts, type KeptSite, type MemberFacts } from './kept-facts.js'
+import { siteFacts, type KeptEvent, type KeptFacts, type KeptSite } from './kept-facts.js'
 
 /*
  * The audit's rules, each a function of the facts of one event (eventFacts). Every rule but `stuck`
@@ -11,13 +11,10 @@ import { siteFacts, type KeptEvent, type KeptFacts, type KeptSite, type MemberFa
  */
 
 /** What the rules look at for one requested site. */
-export interface SiteFacts extends Pick<KeptSite, 'last_finished' | 'last_error'> {
+export interface SiteFacts extends Readonly<KeptSite> {
   site: string
   /** Name of the site's datatrail member (`baseband`, `{site}_baseband`). */
   memberName: string
-  /** A member never written reads as event status shows it: not registered, no files. */
-  member: MemberFacts
-  stages: Readonly<Record<Stage, StageStatus>>
 }
 
 export interface EventFacts {
@@ -36,17 +33,7 @@ export function eventFacts(facts: KeptFacts, event: Pick<KeptEvent, 'requested' 
     classification: facts.classification,
     classifiedAs: event.tsar_classification,
     firstCompletions: new Map(Object.entries(facts.first_completions)),
-    sites: event.requested.map((site) => {
-      const kept = siteFacts(facts, site)
-      return {
-        site,
-        memberName: configuredSites.basebandKeyOf(site),
-        member: kept.member,
-        stages: kept.stages,
-        last_finished: kept.last_finished,
-        last_error: kept.last_error
-      }
-    })
+    sites: event.requested.map((site) => ({ site, memberName: configuredSites.basebandKeyOf(site), ...siteFacts(facts, site) }))
   }
 }
 
