@@ -5,7 +5,6 @@ import type { EventPageQuery, EventPosition } from './records.js'
 
 const Integer = Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER })
 
-/** What a cursor carries: the first page's window, order and filters, and the last position. */
 const CursorSchema = Type.Object({
   window: Type.Object({ start: Integer, end: Integer }),
   order: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),

@@ -5,11 +5,8 @@ import type { EventRecord, TraceRecord } from './records.js'
 import { toIsoUtc } from './time-window.js'
 import { traceOutput } from './trace.js'
 
-/*
- * The JSON text the window routes send, made when a record is written (SQLite keeps it) or another
- * program's document is read (MongoDB), so a window read joins stored text. What a client reads is
- * decided in `traceOutput` and `eventOutput`; this only fixes the text, so every store makes the same bytes.
- */
+// The JSON text the window routes send, made as a record is written (SQLite) or read (MongoDB): what a client reads is
+// decided in `traceOutput` and `eventOutput`; this fixes only the text, so every store makes the same bytes.
 
 /** The event as `/v1/events` sends it: only the sites' actions are output. */
 export const eventJson = (event: EventRecord, sites: Sites): string => JSON.stringify(eventOutput(event, sites))
@@ -17,7 +14,6 @@ export const eventJson = (event: EventRecord, sites: Sites): string => JSON.stri
 export const traceJson = (eventNo: number, stored: TraceRecord | null, sites: Sites): string =>
   JSON.stringify(traceOutput(eventNo, stored, sites))
 
-/** What a new trace of the sites reads: every key `incomplete`, its event number and write time 0. */
 export const newTraceJson = (sites: Sites): string => traceJson(0, null, sites)
 
 /** A baseband-callback element's members from the event, as an unclosed object that `callbackJson` closes: no site is in it, so it never needs rewriting. */
@@ -26,14 +22,10 @@ export const callbackHead = (event: Pick<EventRecord, 'event_no' | 'snr' | 'know
   return JSON.stringify(members).slice(0, -1)
 }
 
-/** One element of baseband-callbacks: the event's head, then the trace's text when there is a trace. */
 export const callbackJson = (head: string, traceText: string | null): string =>
   traceText === null ? `${head}}` : `${head},"trace":${traceText}}`
 
-/**
- * What the stored texts were made under: the sites, and a digest of what this code makes of the
- * fixture events, so a release that changes a form makes them again at start with no version to remember.
- */
+/** What the stored texts were made under: the sites, and a digest of the fixtures' texts, so a changed form makes them again. */
 export const outputSignature = (sites: Sites, forms: OutputForms = OUTPUT_FORMS): string => {
   const made = FIXTURE_EVENTS.map(({ event, trace }, index) => {
     const eventNo = event?.event_no ?? index + 1

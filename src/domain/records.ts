@@ -43,7 +43,6 @@ export interface DatatrailRecord {
   update_timestamp: number
 }
 
-/** A heartbeat as received, with its event, and when it was stored. */
 export interface HeartbeatRecord {
   heartbeat: HeartbeatInput
   update_timestamp: number
@@ -52,7 +51,6 @@ export interface HeartbeatRecord {
 /** One change of a stored trace value made through update-trace: `from` as stored before (null: none), `at` in s. */
 export type TransitionRecord = Transition
 
-/** A transition and the event whose trace it changed, as the live stream delivers it. */
 export type FeedTransition = StreamedTransition
 
 /** Records of every kind written together in bulk (the demo data set). */
@@ -88,7 +86,6 @@ export interface HistoryPosition {
   written: number
 }
 
-/** One page of the event list: a window, an order, filters, and where the previous page ended. */
 export interface EventPageQuery {
   window: TimeWindow
   order: 'asc' | 'desc'
@@ -104,7 +101,6 @@ export interface EventPageQuery {
 export interface WindowEventParts {
   event: EventRecord
   trace: TraceRecord | null
-  /** The members of the configured sites. */
   datatrail: readonly { member: string; value: Record<string, unknown> }[]
   /** Of each configured site, the newest finished heartbeat and the newest reporting an error. */
   heartbeats: readonly { heartbeat: Record<string, unknown> }[]

@@ -3,7 +3,6 @@ import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type Pipeli
 import type { TraceRecord } from './records.js'
 import { storedStatus } from './trace.js'
 
-/** What stage latency needs of one event of the window. */
 export interface LatencyEvent {
   /** Event time, ms since the epoch. */
   timestamp: number
@@ -23,13 +22,7 @@ interface Tally {
   beforeEvent: number
 }
 
-/**
- * Stage latency over a window, fed one event at a time so that a long window is never held whole.
- * Rows: `tsar_classification` always, and the site stages at every configured site some event asked
- * for; an event counts only at the sites it asked for. A key complete now is timed by its first
- * transition to `complete`, unless that came before the event (the audit's `completed-before-event`):
- * then it counts in `completed_before_event`, so no latency is ever negative.
- */
+/** Stage latency over a window, an event at a time; a key completed before its event counts apart, never as a negative latency. */
 export class StageLatency {
   private readonly tallies = new Map<string, Tally>()
   private readonly requested = new Set<string>()

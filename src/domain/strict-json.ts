@@ -7,9 +7,8 @@ type Path = (string | number)[]
 type Frame = { names: Set<string>; name: string | undefined; awaitingName: boolean } | { index: number }
 
 /**
- * JSON text as JSON.parse reads it, refusing with an InputError what JSON.parse accepts and changes
- * silently: a member name twice in one object (it keeps the last), a lone surrogate (stored as UTF-8
- * it comes back U+FFFD), and a member named `__proto__`. Text that is no JSON throws SyntaxError.
+ * JSON text as JSON.parse reads it, refusing (InputError) what it accepts and changes silently: a member name twice in one
+ * object, a lone surrogate (as UTF-8 it comes back U+FFFD), a member `__proto__`. Text that is no JSON throws SyntaxError.
  */
 export function parseStrictJson(text: string): unknown {
   const value: unknown = JSON.parse(text)
@@ -97,7 +96,6 @@ function closingQuote(text: string, start: number): number {
   }
 }
 
-/** The first lone surrogate of a string, written as its escape; undefined when the string is Unicode text. */
 function loneSurrogateOf(text: string): string | undefined {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index)

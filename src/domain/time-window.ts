@@ -22,7 +22,7 @@ export type TimeReading = { time: number } | { refused: string; outside: boolean
 
 export const NOT_A_TIME = 'must be a date YYYY-MM-DD or an ISO 8601 date-time'
 
-/** Milliseconds since the epoch for one of the accepted forms (schemas/common.ts), or why not: another form, an impossible date, or an instant outside years 0000 to 9999. */
+/** Milliseconds since the epoch for an accepted form (schemas/common.ts), or why not: another form, an impossible date, or beyond 0000 to 9999. */
 export function readUtcTime(text: string): TimeReading {
   const match = FORMAT.exec(text)
   const refused = { refused: `${NOT_A_TIME} (got ${JSON.stringify(text)})`, outside: false }
@@ -83,7 +83,6 @@ export interface WindowQuery {
   end_time_utc?: string
 }
 
-/** Both bounds are required (baseband-callbacks). */
 export function requiredWindow(query: Required<WindowQuery>, maxDays: number): TimeWindow {
   return checked(
     { start: parseParameter('start_time_utc', query.start_time_utc), end: parseParameter('end_time_utc', query.end_time_utc) },

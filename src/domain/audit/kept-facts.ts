@@ -13,7 +13,6 @@ export interface MemberFacts {
   missing_files: number
 }
 
-/** What the rules read of one configured site of an event. */
 export interface KeptSite {
   stages: Record<Stage, StageStatus>
   member: MemberFacts
@@ -23,12 +22,10 @@ export interface KeptSite {
   last_error: { heartbeat_id: number; error: string } | null
 }
 
-/** The event's own part: what the audit reports of it, and the sites it asked for baseband data from. */
 export interface KeptEvent {
   timestamp: number
   snr: number
   known_source_name: string
-  /** The classification the event record holds, when it is one (classificationIn); null otherwise. */
   tsar_classification: string | null
   /** Configured sites the actions ask baseband data from, in configured order. */
   requested: string[]
@@ -36,12 +33,7 @@ export interface KeptEvent {
   listed: boolean
 }
 
-/**
- * Everything the rules read of one event, reduced from its records to a few hundred bytes, so an
- * audit reads one row instead of five collections. Each write brings it up to date in its own
- * transaction (`apply…`); `factsOf` makes it from the records, the reference it is checked against.
- * Kept for every configured site, so an event that asks for another site later needs no other read.
- */
+/** What the rules read of one event, kept up to date by each write (`apply…`), for every configured site; `factsOf` checks it. */
 export interface KeptFacts {
   event_no: number
   /** Null until the event itself is written (a trace or a heartbeat may come first). */
@@ -53,21 +45,17 @@ export interface KeptFacts {
   first_completions: Record<string, number>
 }
 
-const noMember = (): MemberFacts => ({ registered: false, num_files: 0, missing_files: 0 })
-
 function emptySite(): KeptSite {
   const stages = Object.fromEntries(STAGES.map((stage) => [stage, 'incomplete'])) as Record<Stage, StageStatus>
-  return { stages, member: noMember(), last_finished: null, last_error: null }
+  return { stages, member: { registered: false, num_files: 0, missing_files: 0 }, last_finished: null, last_error: null }
 }
 
-/** The facts of an event of which nothing is stored yet. */
 export function emptyFacts(eventNo: number): KeptFacts {
   return { event_no: eventNo, event: null, classification: 'incomplete', sites: {}, first_completions: {} }
 }
 
 const EMPTY_SITE: Readonly<KeptSite> = Object.freeze(emptySite())
 
-/** A configured site's facts, as kept or as a site of which nothing is known. */
 export const siteFacts = (facts: KeptFacts, site: string): Readonly<KeptSite> => (Object.hasOwn(facts.sites, site) ? facts.sites[site]! : EMPTY_SITE)
 
 function siteToChange(facts: KeptFacts, site: string): KeptSite {
@@ -89,7 +77,6 @@ export function compact(facts: KeptFacts): KeptFacts {
   return facts
 }
 
-/** The audited key a trace key is: the classification, or a stage at a configured site. */
 type AuditedKey = { site: null } | { site: string; stage: Stage }
 
 const keyMaps = new WeakMap<Sites, Map<string, AuditedKey>>()
@@ -106,7 +93,6 @@ function auditedKeys(sites: Sites): Map<string, AuditedKey> {
 
 export const isAuditedKey = (key: string, sites: Sites) => auditedKeys(sites).has(key)
 
-/** What the facts read of an event record. */
 export type FactsOfEvent = Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'tsar_classification' | 'actions' | 'baseband_requested'>
 
 export function applyEvent(facts: KeptFacts, event: FactsOfEvent, sites: Sites): void {
@@ -167,7 +153,6 @@ export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record
   if (error !== '' && (site.last_error === null || id > site.last_error.heartbeat_id)) site.last_error = { heartbeat_id: id, error }
 }
 
-/** Everything stored of one event, as the rules read it. */
 export interface EventRecords {
   event: FactsOfEvent | null
   trace: TraceRecord | null

@@ -4,24 +4,17 @@ import { auditedEventRecord, type AuditSettings, type EventAudit } from './audit
 import type { KeptEvent, KeptFacts } from './kept-facts.js'
 import { contradictionFindings, eventFacts, everyStageComplete, findingOrder, pendingStages, stuckFindings, verdictOf, type PendingStage } from './rules.js'
 
-/**
- * An event's audit with the clock left out: what a window read parses (a tenth of the facts). The
- * findings but `stuck` are kept as found; the stages `stuck` may name are kept to be held against the reader's clock.
- */
+/** An event's audit with the clock left out (what a window read parses): its contradictions, and the stages `stuck` may name. */
 export interface KeptReport {
   event_no: number
   event: Pick<KeptEvent, 'timestamp' | 'snr' | 'known_source_name'>
-  /** The sites the event asked for, in configured order. */
   sites: string[]
   /** Every finding but `stuck`, in the audit's order. */
   contradictions: AuditFinding[]
-  /** The audited stages still incomplete: site (null for the classification) and stage. */
   pending: PendingStage[]
-  /** Every audited stage is complete. */
   complete: boolean
 }
 
-/** The part of a report that the rules make from the facts. */
 export type ReportBody = Pick<KeptReport, 'sites' | 'contradictions' | 'pending' | 'complete'>
 
 /** What the rules find in the facts of the sites `event` asked for, but `stuck`, which waits for a clock. */
@@ -53,10 +46,7 @@ export function auditOfReport(report: ReportBody & { event: Pick<KeptEvent, 'tim
   return { sites: report.sites, verdict: verdictOf(findings, report.complete), findings }
 }
 
-/**
- * The audit of an event no clock can change (no stage pending), kept as the text a report sends with
- * what the window's summary and filters read: a window read passes it on unparsed. Most old events are so.
- */
+/** The audit of an event no clock can change (nothing pending), kept as the text a window read passes on unparsed. */
 export interface FixedAudit {
   event_no: number
   timestamp: number
@@ -65,7 +55,6 @@ export interface FixedAudit {
   json: string
 }
 
-/** What a window read gets of each event: its report, or its fixed audit. */
 export type WindowEntry = KeptReport | FixedAudit
 
 export const isFixed = (entry: WindowEntry): entry is FixedAudit => 'json' in entry

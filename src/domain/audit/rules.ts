@@ -1,16 +1,21 @@
 import type { AuditFinding, AuditRule, AuditSummary, AuditVerdict } from '../../../schemas/audit.js'
-import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, PIPELINE_STAGES, STAGES, stageKey, type PipelineStage, type Sites, type StageStatus } from '../../vocabulary.js'
+import {
+  CLASSIFICATION_KEY,
+  CLASSIFICATION_STAGE,
+  PIPELINE_STAGES,
+  STAGES,
+  stageKey,
+  type PipelineStage,
+  type Sites,
+  type StageStatus
+} from '../../vocabulary.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import type { EventAudit } from './audited-event.js'
 import { details } from './details.js'
 import { siteFacts, type KeptEvent, type KeptFacts, type KeptSite } from './kept-facts.js'
 
-/*
- * The audit's rules, each a function of the facts of one event (eventFacts). Every rule but `stuck`
- * depends on the records alone (contradictionFindings); `stuck` also on the clock (stuckFindings).
- */
+// The audit's rules over one event's facts (eventFacts): all but `stuck` need no clock (contradictionFindings).
 
-/** What the rules look at for one requested site. */
 export interface SiteFacts extends Readonly<KeptSite> {
   site: string
   /** Name of the site's datatrail member (`baseband`, `{site}_baseband`). */
@@ -20,7 +25,6 @@ export interface SiteFacts extends Readonly<KeptSite> {
 export interface EventFacts {
   /** The trace's `stages/tsar_classification`. */
   classification: StageStatus
-  /** The classification the event record holds, null when it holds none (KeptEvent.tsar_classification). */
   classifiedAs: string | null
   sites: SiteFacts[]
   /** When each key was first recorded complete, seconds since the epoch. */
@@ -37,7 +41,6 @@ export function eventFacts(facts: KeptFacts, event: Pick<KeptEvent, 'requested' 
   }
 }
 
-/** Every audited stage is complete: the classification and the four stages of every requested site. */
 export const everyStageComplete = (facts: EventFacts) =>
   facts.classification === 'complete' && facts.sites.every((site) => STAGES.every((stage) => site.stages[stage] === 'complete'))
 
@@ -70,7 +73,6 @@ export function countInSummary(summary: AuditSummary, audit: Pick<EventAudit, 'v
   summary[audit.verdict] += 1
 }
 
-/** An audited stage still incomplete: its site (null for the classification) and stage. */
 export type PendingStage = [site: string | null, stage: PipelineStage]
 
 /** The audited stages still incomplete, classification first, then each requested site's in pipeline order. */
@@ -81,10 +83,7 @@ export function pendingStages(facts: EventFacts): PendingStage[] {
   return pending
 }
 
-/**
- * `stuck`: a stage still incomplete once its deadline has passed since the event (exactly at the
- * deadline counts). The one place the rule is written: every audit, of facts, reports or records, comes here.
- */
+/** `stuck`: incomplete once its deadline has passed since the event (at it counts); the one place the rule is written. */
 export function stuckFindings(pending: readonly PendingStage[], elapsedMs: number, deadlines: StageDeadlines): AuditFinding[] {
   return pending
     .filter(([, stage]) => elapsedMs >= deadlines[stage])
@@ -98,19 +97,13 @@ export const contradictionFindings = (audited: EventFacts, eventTime: number): A
   ...audited.sites.flatMap((site) => [...outOfOrderFindings(site), ...datatrailFindings(site), ...fileCountMismatch(site), ...heartbeatError(site)])
 ]
 
-/**
- * `classified-not-in-trace`: the event record holds a classification while the trace's is
- * incomplete, so the classifier's trace update was lost. Whatever the clock: `stuck` may stand beside it.
- */
+/** `classified-not-in-trace`: the record is classified but the trace's classification incomplete: its update was lost. */
 function classifiedNotInTraceFindings(facts: EventFacts): AuditFinding[] {
   if (facts.classifiedAs === null || facts.classification !== 'incomplete') return []
   return [finding('classified-not-in-trace', null, CLASSIFICATION_STAGE, details.classifiedNotInTrace(facts.classifiedAs))]
 }
 
-/**
- * `completed-before-event`: a stage first recorded complete before the event itself, so the event's
- * time or the writer's clock is wrong; stage latency leaves such a stage out of its figures and counts it.
- */
+/** `completed-before-event`: a stage recorded complete before the event, so a time or a clock is wrong (stage latency counts it apart). */
 function completedBeforeEventFindings(facts: EventFacts, eventTimeMs: number): AuditFinding[] {
   const findings: AuditFinding[] = []
   const check = (stage: PipelineStage, site: string | null, key: string) => {
@@ -152,10 +145,7 @@ function datatrailFindings({ site, memberName, member, stages }: SiteFacts): Aud
   return findings
 }
 
-/**
- * `file-count-mismatch`: the last finished heartbeat (highest id) counts other files than the
- * registered member. Unfinished heartbeats count files still arriving, so they prove nothing.
- */
+/** `file-count-mismatch`: the last finished heartbeat counts other files than the registered member (unfinished ones prove nothing). */
 function fileCountMismatch({ site, memberName, member, last_finished: last }: SiteFacts): AuditFinding[] {
   if (!member.registered || last === null || last.total_data_files === member.num_files) return []
   const detail = details.fileCountMismatch(site, last.heartbeat_id, last.total_data_files, memberName, member.num_files)

@@ -5,11 +5,8 @@ import { lookAt } from './kept-look.js'
 import { fixedAuditOf } from './kept-report.js'
 import { digestOf, FIXTURE_CLOCKS, FIXTURE_EVENTS, FIXTURE_SITES } from './signature-fixtures.js'
 
-/*
- * What the kept audit is made under. Instead of a version number someone must remember to raise, a
- * signature holds a digest of what this code makes of fixed events (signature-fixtures.ts): a change
- * to a rule, a wording, an order or a kept form moves it, and a store made under another is rebuilt at start.
- */
+// What the kept audit is made under: a digest of what this code makes of fixed events (signature-fixtures.ts), no version
+// to remember to raise. A change of rule, wording, order or form moves it, and the store is rebuilt at start.
 
 /** What the digests are made with; a test passes altered ones to show that a change moves them. */
 export interface AuditForms {
@@ -29,10 +26,7 @@ const fixtureFacts = (forms: AuditForms) =>
 export const factsSignature = (sites: Sites, forms: AuditForms = AUDIT_FORMS): string =>
   JSON.stringify({ sites: sites.names, facts: digestOf(fixtureFacts(forms)) })
 
-/**
- * What a look (with its report and fixed text) depends on besides the facts and the clock: the
- * deadlines, and what this code makes of the fixtures at each fixture clock.
- */
+/** What a look depends on besides the facts and the clock: the deadlines, and what this code makes of the fixtures at each clock. */
 export function lookSignature(deadlines: StageDeadlines, forms: AuditForms = AUDIT_FORMS): string {
   const made = fixtureFacts(forms).flatMap((facts) =>
     FIXTURE_CLOCKS.map((now) => {
