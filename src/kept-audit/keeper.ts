@@ -12,7 +12,6 @@ import { beforeOf, OUTSIDE, relooked, keptWriteOf } from './keeping.js'
 import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart } from './kept-check.js'
 import type { KeptColumnRepair, KeptStorage, RowWrite, ServedRow, UnreadableRow } from './storage.js'
 
-/** One event's kept audit: the facts its rules read and the last look at them (kept-facts.ts, kept-look.ts). */
 export interface KeptAudit {
   facts: KeptFacts
   look: KeptLook
@@ -21,14 +20,12 @@ export interface KeptAudit {
 /** An event whose kept audit differed from what its records make, found by `check` or `verify` and repaired. */
 export interface AuditMismatch {
   event_no: number
-  /** The parts of the kept row that differed, in any part a read serves (kept-check.ts). */
   parts: KeptPart[]
   /** The facts kept before the repair; null where there was no row, or it could not be read. */
   kept: KeptFacts | null
   recomputed: KeptFacts
 }
 
-/** What a check of some kept audits found: the rows repaired, and the events whose records could not be read. */
 export interface AuditCheck {
   mismatches: AuditMismatch[]
   /** Nothing could be held against these (a record another program wrote is not what it must be): none is repaired. */
@@ -40,17 +37,13 @@ export interface AuditCheck {
 /** The kept audit as the store's users see it: everything but the keeping its writes call. */
 export type AuditCollection = Pick<Keeper, 'find' | 'windowPage' | 'due' | 'settle' | 'check' | 'verify' | 'size' | 'marked' | 'unmark'>
 
-/** What the kept audit is made with: the configured sites and deadlines, and the store's clock (ms). */
 export interface KeeperConfig {
   sites: Sites
   deadlines: StageDeadlines
   clock: () => number
 }
 
-/**
- * Rounds of one write before it gives up with 503. A round is lost only to another writer of the
- * same row, which read records at least as new: losing this many takes a flood of writes of one event.
- */
+/** Rounds of one write before 503: a round is lost only to a writer of the same row who read records at least as new. */
 export const KEEP_ATTEMPTS = 10
 const EVENTS_PER_ROUND = 500
 
@@ -63,11 +56,7 @@ const hasRecords = ({ event, trace, datatrail, heartbeats }: EventRecords) => ev
 /** Facts in the form a row reads back in (JSON's): a row read back then compares equal to what was written. */
 const asStored = (facts: KeptFacts): KeptFacts => JSON.parse(JSON.stringify(facts)) as KeptFacts
 
-/**
- * The kept audit, kept, checked and read: one algorithm for both adapters (README.md). Every write is
- * conditional on the row read; one that finds it changed reads again, as several instances share a
- * store. SQLite's own writes keep the audit inside their transaction instead (sqlite/kept-in-writes.ts).
- */
+/** One algorithm for both adapters (README.md), each write conditional on the row read; SQLite's own writes keep it in their transaction. */
 export class Keeper {
   constructor(
     private readonly storage: KeptStorage,
@@ -86,11 +75,7 @@ export class Keeper {
     return row.facts?.event?.listed === true ? { facts: row.facts, look: row.look } : null
   }
 
-  /**
-   * The kept entries of the window's audited events strictly after `after`, ascending by (event time,
-   * event_no), at most `limit`. An entry that cannot be read is made from its records in its place,
-   * for the verifier to repair: one bad row costs the window nothing.
-   */
+  /** The window's kept entries after `after`, at most `limit`; one that cannot be read is made from its records, for the verifier to repair. */
   async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]> {
     const entries: WindowEntry[] = []
     let position = after
@@ -124,11 +109,7 @@ export class Keeper {
     return [...ahead, ...due].slice(0, limit)
   }
 
-  /**
-   * Looks at each event again at `now` (ms) and writes the looks that changed; resolves to the verdict
-   * changes recorded (of several instances, the one whose write lands records it). An unreadable row is
-   * passed over and told to `unreadable`, for the caller to have it repaired.
-   */
+  /** Looks again at `now` (ms), writing the looks that changed, and resolves to their verdict changes; an unreadable row goes to `unreadable`. */
   async settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]> {
     const settings = this.settings(now)
     const changes: VerdictChange[] = []
@@ -157,20 +138,13 @@ export class Keeper {
     return changes
   }
 
-  /**
-   * Holds these events' kept audits and kept columns to what their records make at `now`, repairing
-   * and reporting what differs. With `repair: false` nothing is written and the look is left out (a
-   * command that only reads may run with other deadlines: LOOK_PARTS).
-   */
+  /** Holds kept audits and columns to their records at `now`, repairing; `repair: false` writes nothing and leaves the look out (LOOK_PARTS). */
   async check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): Promise<AuditCheck> {
     const columns = await this.storage.columnsOf(eventNos, repair)
     return { ...(await this.checkRows(eventNos, now, repair)), columns }
   }
 
-  /**
-   * `check` of at most `limit` events after `after` in event_no order, in the audit or with a row, and of
-   * the kept columns of every event in the same stretch. `last`: where the next page starts, null at the end.
-   */
+  /** `check` of the next `limit` events after `after` and of the kept columns of their stretch; `last` is null at the end. */
   async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
     const audited = await this.storage.auditedAfter(after, limit)
     const last = audited.length < limit ? null : audited.at(-1)!
@@ -181,7 +155,6 @@ export class Keeper {
     return { ...(await this.checkRows(eventNos, now, true)), columns, checked: eventNos.length, last }
   }
 
-  /** About how many kept audits there are: it sets the verifier's pace. */
   async size(): Promise<number> {
     return this.storage.size()
   }
@@ -191,22 +164,19 @@ export class Keeper {
     return this.storage.marked(limit)
   }
 
-  /** Forgets the marks read up to `upTo`; a mark made since that read is kept. */
   async unmark(upTo: number): Promise<void> {
     await this.storage.unmark(upTo)
   }
 
   /**
-   * Brings each event's kept audit up to date with its records, once a write of them landed (MongoDB).
-   * Facts made from the records, not from the write, make several instances converge: the write that
-   * lands last was made from records read after every write acknowledged before it.
+   * Brings each event's kept audit up to date with its records once a write landed (MongoDB). Facts made from the records
+   * make instances converge: the write that lands last was made from records read after every write acknowledged before it.
    */
   async keep(eventNos: Iterable<number>, now?: number): Promise<void> {
     const all = [...new Set(eventNos)]
     for (let start = 0; start < all.length; start += EVENTS_PER_ROUND) await this.repair(all.slice(start, start + EVENTS_PER_ROUND), this.settings(now))
   }
 
-  /** The rows of these events held against their records; those that differ repaired, unless `repair` is false. */
   private async checkRows(eventNos: readonly number[], now: number, repair: boolean): Promise<Omit<AuditCheck, 'columns'>> {
     const settings = this.settings(now)
     const found = this.compared(eventNos, await this.storage.read(eventNos), settings)
@@ -246,7 +216,6 @@ export class Keeper {
     if (pending.length > 0) throw contended(pending[0]!)
   }
 
-  /** Each event's row held against the facts its records make now. */
   private compared(eventNos: readonly number[], { rows, records }: Awaited<ReturnType<KeptStorage['read']>>, settings: AuditSettings): Compared[] {
     return eventNos.map((eventNo): Compared => {
       const read = records.get(eventNo)!

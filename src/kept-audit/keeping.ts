@@ -13,7 +13,6 @@ export interface Before {
   sites: readonly string[]
 }
 
-/** An event that was not in the audit. */
 export const OUTSIDE: Before = { look: NOT_AUDITED, sites: [] }
 
 /** What a kept audit was before it changes: the sites a stream filter last saw the event under are its facts' while it was in the audit. */
@@ -23,7 +22,6 @@ export function beforeOf({ facts, look }: { facts: KeptFacts; look: KeptLook }):
   return { look, sites: Array.isArray(requested) ? [...(requested as string[])] : [] }
 }
 
-/** What a store writes of an event's facts at the settings' clock. */
 export interface KeptWrite {
   /** The facts, in their one kept form (compacted). */
   facts: KeptFacts
@@ -32,7 +30,6 @@ export interface KeptWrite {
   /** The audit no clock can change, as the text a window read sends; null while a stage is pending. */
   fixed: FixedAudit | null
   look: KeptLook
-  /** The verdict change to record with the write; null when there is none, or no `before` was given. */
   change: VerdictChange | null
 }
 

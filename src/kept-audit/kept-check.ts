@@ -14,33 +14,24 @@ export interface KeptRow {
   look: KeptLook
 }
 
-/** A part of a kept row that can differ from what its records make. */
 export type KeptPart = 'row' | 'facts' | 'record' | 'event_time' | 'verdict' | 'due_at' | 'stuck'
 
-/**
- * The look's parts, made with the store's deadlines and read by the deadline check and the streams,
- * not by a report: a check for a command with other deadlines leaves them out, or all would differ.
- */
+/** The look's parts, made with the store's deadlines: a check for a command with other deadlines leaves them out. */
 export const LOOK_PARTS: readonly KeptPart[] = ['verdict', 'due_at', 'stuck']
 
 export const reportedParts = (parts: readonly KeptPart[]) => parts.filter((part) => !LOOK_PARTS.includes(part))
 
-/** The window record an entry serves at the settings' clock, as the text a read sends. */
 function servedText(entry: WindowEntry, settings: AuditSettings): string {
   if (isFixed(entry)) return entry.json
   return JSON.stringify(auditedEventRecord({ event_no: entry.event_no, ...entry.event }, auditOfReport(entry, settings)))
 }
 
-/** The verdict the window's summary and filters count an entry under. */
 const servedVerdict = (entry: WindowEntry, settings: AuditSettings) => (isFixed(entry) ? entry.verdict : auditOfReport(entry, settings).verdict)
 
 /** A look whose deadline just passed is held to the moment before it: the deadline check has not reached it yet. */
 const lookClock = (look: KeptLook, now: number) => (look.due_at !== null && look.due_at <= now ? look.due_at - 1 : now)
 
-/**
- * Where a kept row differs from what the records make now, in every part a read serves, so a row
- * whose facts are right but whose verdict, record, deadline or stuck stages were changed is found too.
- */
+/** Where a kept row differs from what its records make now, in every part a read serves, not only its facts. */
 export function keptDifferences(kept: KeptRow | null, recomputed: KeptFacts, settings: AuditSettings): KeptPart[] {
   const expected = lookAt(recomputed, settings)
   if (expected.report === null) {
@@ -70,10 +61,7 @@ export function keptDifferences(kept: KeptRow | null, recomputed: KeptFacts, set
   return parts
 }
 
-/**
- * How much later than now a kept look may have been made before it is made again (a clock stepped
- * back). Instances sharing a store differ by far less, so they do not redo each other's looks.
- */
+/** How much later than now a look may have been made before it is made again: more than instances sharing a store differ by. */
 export const LOOK_CLOCK_TOLERANCE_MS = 1000
 
 /** Whether an error is one row's unreadable content (one event's trouble, repaired from its records), not the store failing. */

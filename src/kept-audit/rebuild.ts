@@ -18,7 +18,6 @@ export interface RebuildProgress {
 
 /** Whether the kept audit is made, or being rebuilt while the instance serves (nothing is read from it meanwhile). */
 export interface KeptAuditState {
-  /** Null when the kept audit is made; its progress while it is being rebuilt. */
   rebuilding(): RebuildProgress | null
   /** Resolves once the kept audit is made (at once when it was), or once the store closes first. */
   readonly made: Promise<void>
@@ -36,21 +35,15 @@ export class KeptAuditRebuildingError extends StoreUnavailableError {
 
 const count = (n: number) => n.toLocaleString('en-US')
 
-/** The reason a client reads while the kept audit is being rebuilt. */
 export const rebuildingReason = ({ done, total }: RebuildProgress) =>
   `The kept audit is being made again (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`
 
-/** The signatures rows are made under (signature.ts). */
 export interface Signatures {
   facts: string
   looks: string
 }
 
-/**
- * A rebuild under way, recorded with each batch: its signatures, whether it makes rows from the
- * records (`facts`) or from the kept facts (`looks`), and the last event done, where a start under
- * the same signatures goes on after a process was killed.
- */
+/** A rebuild under way as recorded with each batch: a start under the same signatures goes on after `after`. */
 export interface Plan extends RebuildProgress, Signatures {
   what: 'facts' | 'looks'
   /** No kept audit was there before (a store's first): nothing to say when it is made. */
@@ -68,19 +61,14 @@ export interface RebuildRecord {
 /** What one batch came to: more to do, or the audit made (`by` this batch, or found made by another process). */
 export type RebuildStep = { made: false; progress: RebuildProgress } | { made: true; by?: Pick<Plan, 'what' | 'first'> }
 
-/** What a rebuild needs of a store beside its rows. */
 export interface RebuildStorage extends KeptStorage {
   rebuildRecord(): Maybe<RebuildRecord>
   /** Records the plan after a batch; null once all is made (the signatures stored, the plan gone). */
   recordRebuild(plan: Plan | null, signatures: Signatures): Maybe<void>
   /** About how many events a rebuild of `what` goes through. */
   rebuildTotal(what: Plan['what']): Maybe<number>
-  /** Event numbers of kept rows after `after`, ascending. */
   keptAfter(after: number, limit: number): Maybe<number[]>
-  /**
-   * Runs one batch: SQLite in one IMMEDIATE transaction (every call of the batch answers at once, so
-   * of several processes each batch takes the stretch after the last one committed), MongoDB as it comes.
-   */
+  /** One batch: SQLite in one IMMEDIATE transaction, so each batch takes the stretch after the last committed; MongoDB as it comes. */
   batch<T>(work: () => Maybe<T>): Maybe<T>
 }
 
@@ -95,13 +83,8 @@ export function readPlan(value: unknown): Plan | undefined {
 }
 
 /**
- * Brings the kept rows in line with this process's configuration and release, a batch at a time by
- * event number: from the records when factsSignature changed (or nothing was made), from the kept
- * facts when only lookSignature did. Each batch records how far it went, so other processes write
- * between batches. A rebuild from the records records no verdict change (a store's first would
- * record one per event); one of the looks records each, as a look again would. Unreadable events
- * are left to the verifier. A generator of answers, to run inside SQLite's transaction and over
- * MongoDB's promises alike (src/maybe.ts).
+ * Makes the kept rows again a batch at a time, each recording how far it went: from the records when factsSignature
+ * changed (with no verdict change: a store's first would record one an event), from the kept facts when only lookSignature did.
  */
 export class Rebuild {
   readonly signatures: Signatures
@@ -125,14 +108,11 @@ export class Rebuild {
     return plan?.facts === this.signatures.facts && plan.looks === this.signatures.looks ? plan : undefined
   }
 
-    step(): Maybe<RebuildStep> {
+  step(): Maybe<RebuildStep> {
     return this.storage.batch(() => answers(this.steps()))
   }
 
-  /**
-   * Records the rebuild that is due without making a row, for a store with work to do first (SQLite's
-   * output texts hold the baseband flag the rebuild reads); undefined when nothing is due.
-   */
+  /** Records the due rebuild without making a row, for SQLite's output texts to come first (the rebuild reads their baseband flag). */
   plan(): Maybe<Plan | undefined> {
     return this.storage.batch(() => answers(this.planned()))
   }

@@ -11,7 +11,6 @@ import type { KeptRow } from './kept-check.js'
 /** A column a store keeps in a record table beside what it is made from (SQLite). */
 export type KeptColumn = 'events.output' | 'events.callback_head' | 'events.baseband_requested' | 'traces.output' | 'record_counts.heartbeat_count'
 
-/** A kept column of one event that differed from what its records make, found by `check` or `verify` and repaired. */
 export interface KeptColumnRepair {
   event_no: number
   column: KeptColumn
@@ -40,7 +39,6 @@ export interface LookedRow extends Held {
   looked_at: number | null
 }
 
-/** A kept row with everything a read serves of it (kept-check.ts). */
 export type ServedRow = LookedRow & KeptRow
 
 /** A row that could not be read, with what a write that replaces it must find. */
@@ -48,13 +46,10 @@ export type UnreadableRow = Unreadable & Held
 
 /** The kept rows and the records of some events, read so that the rows are no newer than the records. */
 export interface KeptRead {
-  /** Each event's kept row; none where there is none. */
   rows: Map<number, ServedRow | UnreadableRow>
-  /** Every event asked for. */
   records: Map<number, EventRecords | Unreadable>
 }
 
-/** A row of a window range: its place, and its entry or why that cannot be read. */
 export interface WindowRow {
   event_no: number
   event_time: number
@@ -68,7 +63,6 @@ export type RowWrite = { event_no: number; held: Held } & ({ made: KeptWrite } |
 export interface KeptStorage {
   /** Whether a row is kept of every event with a record (MongoDB) or only of those in the audit (SQLite). */
   readonly keepsEveryEvent: boolean
-  /** The rows of these events as a look at them again reads them. */
   rows(eventNos: readonly number[]): Maybe<Map<number, LookedRow | UnreadableRow>>
   /** The rows and the records of these events: in one snapshot, or the rows first (then a write that lands between is in the records). */
   read(eventNos: readonly number[]): Maybe<KeptRead>
@@ -77,7 +71,6 @@ export interface KeptStorage {
   write(writes: readonly RowWrite[], now: number): Maybe<number[]>
   /** Takes an event out of the due index: a row whose records cannot be read would come first at every deadline check. */
   setAside(eventNo: number): Maybe<void>
-  /** The window's rows strictly after `after` by (event time, event_no), at most `limit`. */
   windowRows(window: TimeWindow, after: EventPosition | undefined, limit: number): Maybe<WindowRow[]>
   /** Events whose look was made at a clock later than `at`, latest first. */
   lookedAfter(at: number, limit: number): Maybe<number[]>

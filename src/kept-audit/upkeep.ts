@@ -4,20 +4,15 @@ import { performance } from 'node:perf_hooks'
 import { Counter, Gauge } from 'prom-client'
 import type { AuditCheck } from './keeper.js'
 
+/** The constants below unless given; `verifyPassMs` 0 spaces no pass, `verifyYieldMs` 0 never gives way. */
 export interface KeptAuditUpkeepOptions {
-  /** How often the events whose next deadline has passed are looked for. */
   deadlineCheckMs?: number
-  /** The shortest time between two pages of kept audits checked against their records. */
+  /** The shortest time between two pages of the verifier. */
   verifyEveryMs?: number
-  /** How long a full pass should take: the pages are spaced so (no closer than verifyEveryMs); 0 for no spacing. */
   verifyPassMs?: number
-  /** Kept audits checked a page. */
   verifyPage?: number
-  /** How often the events other programs wrote are looked for. */
   marksCheckMs?: number
-  /** How far behind its schedule a pass may fall by giving way to a busy event loop; 0 never gives way. */
   verifyYieldMs?: number
-  /** Whether the event loop has been busy since the last call (loopBusy unless given). */
   busy?: () => boolean
 }
 
@@ -25,20 +20,13 @@ export interface KeptAuditUpkeepOptions {
 export const DEADLINE_CHECK_MS = 500
 /** Events whose deadline passed, settled together: a backlog (after an outage) goes on at once with the next. */
 const DUE_PAGE = 500
-/**
- * Pages of 50, at most one every 160 ms: a pass over a million kept audits within the hour (the
- * promise to operators), each page holding the event loop for milliseconds, not tens. A smaller
- * store is checked no faster than a pass in VERIFY_PASS_MS, so its share of the CPU shrinks with it.
- */
+/** Pages of 50, at most one every 160 ms: a million kept audits within the hour (the promise to operators). */
 export const VERIFY_EVERY_MS = 160
 export const VERIFY_PAGE = 50
 export const VERIFY_PASS_MS = 45 * 60_000
-/** The longest wait between two pages, however small the store: a pass over a few rows still ends soon. */
+/** The longest wait between two pages, so a pass over a few rows still ends soon. */
 const VERIFY_SLOWEST_MS = 2_000
-/**
- * How far behind its schedule a pass falls at most by giving way to requests; pages put off are made
- * up at the fastest pace (a million rows in 53 minutes), so a pass still ends within the hour.
- */
+/** How far behind schedule a pass may fall by giving way; caught up at the fastest pace, it still ends within the hour. */
 export const VERIFY_YIELD_MS = 5 * 60_000
 /** The event loop's busy share since the last look above which the verifier gives way to requests. */
 const BUSY_UTILIZATION = 0.5
@@ -54,6 +42,7 @@ export function loopBusy(totals: () => { active: number; idle: number } = () => 
     return active > BUSY_UTILIZATION * (active + idle)
   }
 }
+
 /** Once a second: a write another program made is in the kept audit within about a second. */
 export const MARKS_CHECK_MS = 1000
 const MARKS_PAGE = 500
@@ -61,19 +50,9 @@ const MARKS_PAGE = 500
 const UNREADABLE_REMEMBERED = 10_000
 
 /**
- * Keeps the kept audit current where no write does it, and checks it whole (README.md).
- *
- * The deadline check looks again at every event whose deadline passed or whose look was made under a
- * clock since moved back, so a stage turns stuck on time and a false "stuck" is taken back, both on
- * the live stream. A row it cannot read is checked and repaired apart, holding back no other.
- *
- * The verifier holds every kept row, a page at a time in event_no order and round again, to what its
- * records make in every part a read serves (kept-check.ts); a difference (a foreign write no change
- * stream saw, a crash between two MongoDB writes, a bug, a hand edit) is logged, counted and repaired.
- * It gives way while the event loop is busy (docs/performance.md), keeping its schedule within VERIFY_YIELD_MS.
- *
- * Both wait while the kept audit is rebuilt. Every instance runs both; the store records a change
- * found by two once. A failing store is logged once until it answers again; nothing stops.
+ * Keeps the kept audit current where no write does it (README.md): the deadline check looks again at events whose deadline
+ * passed or whose look a clock step left ahead; the verifier holds every row, round and round, to what its records make,
+ * giving way while the loop is busy (docs/performance.md). A failing store is logged once until it answers.
  */
 async function keptAuditUpkeep(
   fastify: FastifyInstance,
