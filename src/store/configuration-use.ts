@@ -35,10 +35,8 @@ export interface Opening {
 }
 
 /**
- * Resolves the store's configuration as `use` says before anything is made from it; throws
- * ConfigurationConflictError to refuse. Everything but a read is one atomic section. A start that
- * cannot write now (a SQLite file open read-only: 503 until it can) makes the same checks with
- * nothing written, and its first renewal that can write takes its lease.
+ * Resolves the store's configuration as `use` says, in one atomic section but for a read; throws ConfigurationConflictError
+ * to refuse. A start that cannot write now (SQLite read-only: 503 until it can) checks the same, and its first renewal takes its lease.
  */
 export function resolveConfiguration(storage: ConfigurationStorage, wanted: StoreConfiguration, use: ConfigurationUse, opening: Opening): Maybe<Resolution> {
   if (use === 'ignore') return { refresh: false }
@@ -76,41 +74,48 @@ function* resolution(
 }
 
 /**
- * A start that adopts `wanted`, beside the other instances' leases. Its own is written before the
- * others are read, so that on MongoDB, of two instances starting together with different settings,
- * both may refuse but never both start; refused, it removes it again. Lapsed leases of its
- * configuration are removed on the way.
+ * A start beside the other leases, live or lapsed (a take-over is the operator's act). Its own is written before the others
+ * are read, so of two MongoDB starts with other settings both may refuse, never both start; lapsed ones of its configuration go.
  */
 function* takeLease(storage: ConfigurationStorage, wanted: StoreConfiguration, { instance, now }: Opening, writing: boolean): Answers<void> {
   const own = writing ? instance : undefined
   if (own !== undefined) yield* answer(storage.putLease(own, wanted, now))
-  const others = byRenewal(yield* answer(storage.leases())).filter((lease) => lease.instance.id !== instance?.id)
-  let lapsed: LeaseRecord[]
-  try {
-    lapsed = leasesBeside(wanted, others, now)
-  } catch (conflict) {
-    if (own !== undefined) yield* answer(storage.removeLease(own.id))
-    throw conflict
+  const lapsed: LeaseRecord[] = []
+  for (const lease of byRenewal(yield* answer(storage.leases()))) {
+    if (lease.instance.id === instance?.id) continue
+    const standing = leaseStanding(lease, now)
+    const where: ConflictWith = standing === 'live' ? lease.instance : { lapsed: lease }
+    const conflict = lease.configuration === null ? undefined : conflictOf(wanted, lease.configuration, where)
+    if (conflict !== undefined) {
+      if (own !== undefined) yield* answer(storage.removeLease(own.id))
+      throw conflict
+    }
+    if (standing === 'lapsed') lapsed.push(lease)
   }
   if (writing) for (const lease of lapsed) yield* answer(storage.removeLease(lease.instance.id, lease.renewedAt))
 }
 
 /** Removes the lapsed leases, never a live one's (`tracer take-over`); ends with the line that says so. */
 function* takeOver(storage: ConfigurationStorage, now: number): Answers<string> {
-  const { removed, line } = takenOver(byRenewal(yield* answer(storage.leases())), now)
+  const leases = byRenewal(yield* answer(storage.leases()))
+  const removed = leases.filter((lease) => leaseStanding(lease, now) === 'lapsed')
   // Only if not renewed since it was read: a holder that renewed meanwhile keeps its lease.
   for (const lease of removed) yield* answer(storage.removeLease(lease.instance.id, lease.renewedAt))
-  return line
+  const live = leases.length - removed.length
+  const what =
+    removed.length === 0
+      ? 'No lapsed lease: there was nothing to take over.'
+      : `Removed ${removed.length} lapsed lease${removed.length === 1 ? '' : 's'} (${removed.map(leaseText).join('; ')}): the next start may record its own configuration.`
+  return live === 0 ? what : `${what} ${live} live instance${live === 1 ? '' : 's'} still hold${live === 1 ? 's' : ''} a lease, which only stopping ${live === 1 ? 'it' : 'them'} removes.`
 }
 
 /** Most recently renewed first: the first conflict a start names is the likeliest to be live. */
 const byRenewal = (leases: readonly LeaseRecord[]) => [...leases].sort((a, b) => b.renewedAt - a.renewedAt)
 
-/**
- * Renews a serving instance's lease every LEASE_RENEW_MS, and removes it on a clean stop. A renewal
- * that finds another configuration recorded (a take-over while this instance could not be seen to
- * run) tells `lost`: the instance must stop serving, as its reads no longer match the store.
- */
+const leaseText = ({ instance, configuration, renewedAt }: LeaseRecord) =>
+  `pid ${instance.pid} on ${instance.host}, last renewed ${new Date(renewedAt).toISOString()}${configuration === null ? '' : `, TRACER_SITES ${sitesText(configuration)}`}`
+
+/** Renews a serving lease every LEASE_RENEW_MS; one that finds another configuration recorded (a take-over) tells `lost`: stop serving. */
 export class InstanceLease {
   private readonly timer: NodeJS.Timeout
   private stopped = false
@@ -171,30 +176,3 @@ function holderRuns({ host, pid }: Instance): boolean {
 /** Live: renewed in time, or its holder runs. Lapsed: neither, and not removed by a clean stop. */
 const leaseStanding = (lease: LeaseRecord, now: number): 'live' | 'lapsed' =>
   lease.renewedAt > now - LEASE_EXPIRES_MS || holderRuns(lease.instance) ? 'live' : 'lapsed'
-
-/** Throws the conflict with the first other lease of another configuration, live or lapsed (a take-over is the operator's act); returns the lapsed ones to remove. */
-function leasesBeside(wanted: StoreConfiguration, others: readonly LeaseRecord[], now: number): LeaseRecord[] {
-  const lapsed: LeaseRecord[] = []
-  for (const lease of others) {
-    const standing = leaseStanding(lease, now)
-    const where: ConflictWith = standing === 'live' ? lease.instance : { lapsed: lease }
-    const conflict = lease.configuration === null ? undefined : conflictOf(wanted, lease.configuration, where)
-    if (conflict !== undefined) throw conflict
-    if (standing === 'lapsed') lapsed.push(lease)
-  }
-  return lapsed
-}
-
-/** The lapsed leases a take-over removes, and the line that says what it did. */
-function takenOver(leases: readonly LeaseRecord[], now: number): { removed: LeaseRecord[]; line: string } {
-  const removed = leases.filter((lease) => leaseStanding(lease, now) === 'lapsed')
-  const live = leases.length - removed.length
-  const what =
-    removed.length === 0
-      ? 'No lapsed lease: there was nothing to take over.'
-      : `Removed ${removed.length} lapsed lease${removed.length === 1 ? '' : 's'} (${removed.map(leaseText).join('; ')}): the next start may record its own configuration.`
-  return { removed, line: live === 0 ? what : `${what} ${live} live instance${live === 1 ? '' : 's'} still hold${live === 1 ? 's' : ''} a lease, which only stopping ${live === 1 ? 'it' : 'them'} removes.` }
-}
-
-const leaseText = ({ instance, configuration, renewedAt }: LeaseRecord) =>
-  `pid ${instance.pid} on ${instance.host}, last renewed ${new Date(renewedAt).toISOString()}${configuration === null ? '' : `, TRACER_SITES ${sitesText(configuration)}`}`

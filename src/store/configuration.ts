@@ -5,12 +5,8 @@ import type { StageDeadlines } from '../domain/stage-deadlines.js'
 import type { Maybe } from '../maybe.js'
 import { PIPELINE_STAGES } from '../vocabulary.js'
 
-/*
- * One configuration per store: the kept audit and output texts are made for some sites and
- * deadlines, and the store records which. Serving instances hold a lease, so an instance with another
- * configuration than a live one's does not start (docs/configuration.md, "Changing the sites or the
- * deadlines"). What each use does is decided once for both stores in configuration-use.ts.
- */
+// One configuration per store, the sites and deadlines its kept state is made for, held by the
+// serving instances' leases (docs/configuration.md, "Changing the sites or the deadlines").
 
 /** What the derived state of a store is made for: TRACER_SITES and STAGE_DEADLINES. */
 export interface StoreConfiguration {
@@ -19,23 +15,17 @@ export interface StoreConfiguration {
 }
 
 /**
- * How opening the store treats its configuration:
- * - `adopt` (a server's start): refused beside a live instance of another configuration; otherwise
- *   records this one, and makes the kept state again if it was made otherwise.
- * - `write` (seed, import): refused when the store records another; brings the kept state up to date.
- * - `read` (audit): refused when the store records other sites, never for other deadlines (a report
- *   holds none, and `stuck` is judged as it is read); writes nothing.
- * - `ignore` (users): compares nothing.
- * - `take-over` (`tracer take-over`): removes the lapsed leases (leaseStanding), never a live one,
- *   so that the next start may record another configuration.
+ * How opening the store treats its configuration: `adopt` (a server's start) is refused beside a live
+ * instance of another, else records its own and makes the kept state again; `write` (seed, import) is
+ * refused when the store records another, and brings the kept state up to date; `read` (audit) is refused
+ * for other sites, never other deadlines (a report holds none, `stuck` is judged as read), and writes
+ * nothing; `ignore` (users) compares nothing; `take-over` removes the lapsed leases, never a live one.
  */
 export type ConfigurationUse = 'adopt' | 'write' | 'read' | 'ignore' | 'take-over'
 
-/** How a process opens a store as to its configuration, and what it is told. */
 export interface ConfigurationOptions {
   /** `adopt` unless given (a server's start, or the primary of several workers). */
   configuration?: ConfigurationUse
-  /** A serving instance: holds a lease with its configuration while the store is open. */
   instance?: Instance
   /** Told when the start changed the store's configuration or made its kept state again. */
   notify?: (line: string) => void
@@ -43,12 +33,10 @@ export interface ConfigurationOptions {
   lost?: (error: ConfigurationConflictError) => void
 }
 
-/** How often a serving instance renews its lease. */
 export const LEASE_RENEW_MS = 5_000
 /** A lease not renewed for this long, whose holder cannot be seen to run on this host, is lapsed. */
 export const LEASE_EXPIRES_MS = 4 * LEASE_RENEW_MS
 
-/** A serving instance, as its lease names it. */
 export interface Instance {
   id: string
   host: string
@@ -70,7 +58,6 @@ export interface ConfigurationStorage {
   stored(): Maybe<StoredConfiguration>
   record(configuration: StoreConfiguration): Maybe<void>
   leases(): Maybe<LeaseRecord[]>
-  /** Writes or renews an instance's lease. */
   putLease(instance: Instance, configuration: StoreConfiguration, renewedAt: number): Maybe<void>
   /** Removes a lease; given `renewedAt`, only if it was not renewed since it was read so. */
   removeLease(id: string, renewedAt?: number): Maybe<void>
@@ -185,7 +172,6 @@ function safeParse(text: string): unknown {
   }
 }
 
-/** A line for the operator when a start changed the store's configuration. */
 export function adoptedLine(from: StoreConfiguration, to: StoreConfiguration): string {
   const changed = differences(to, from).map(({ setting, here, there }) => `${setting} ${there} -> ${here}`)
   return `The store's configuration changed (${changed.join('; ')}): its kept audit and output texts are made again for it.`

@@ -7,11 +7,7 @@ const FIRST_LIST_CAPACITY = 16
 /** The low parts of a bucket's numbers: a sorted list while there are few, a bitmap once there are many. */
 type Bucket = { list: Uint16Array; size: number } | { bitmap: Uint8Array }
 
-/**
- * A set of safe integers kept as Roaring bitmaps keep theirs: sorted lists of 16-bit low parts, or a
- * bit a number where they run close, where a `Set` spends twenty bytes or more a number. A window read
- * remembers every event sent in one (pages.ts): a year's window stays small, with next to no garbage.
- */
+/** Safe integers kept as Roaring bitmaps do, in a fraction of a `Set`'s twenty bytes a number: a window read remembers each event sent. */
 export class EventNumberSet {
   readonly #buckets = new Map<number, Bucket>()
 
@@ -55,7 +51,6 @@ export class EventNumberSet {
   }
 }
 
-/** Sets bit `low`: true if it was clear. */
 function setBit(bitmap: Uint8Array, low: number): boolean {
   const mask = 1 << (low & 7)
   const byte = bitmap[low >>> 3]!

@@ -7,11 +7,11 @@ export type Adapter<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R> : never
 }
 
-type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views' | 'transitions' | 'audits' | 'verdictChanges' | 'firstStart'
+const COLLECTIONS = ['users', 'events', 'traces', 'datatrail', 'heartbeats', 'views', 'transitions', 'audits', 'verdictChanges', 'firstStart'] as const
+type CollectionName = (typeof COLLECTIONS)[number]
 
 export type AdapterCollections = { [K in CollectionName]: Adapter<Store[K]> }
 
-/** What an adapter provides; guardedStore turns it into the port. */
 export interface StoreAdapter {
   readonly kind: Store['kind']
   /** The collections to use now: SQLite makes new ones when it reopens; MongoDB throws StoreUnavailableError until connected. */
@@ -22,10 +22,7 @@ export interface StoreAdapter {
   mapError(error: unknown): unknown
 }
 
-/**
- * The port over an adapter: a wrapper of each method maps errors and reports each operation, so an
- * adapter method added to the port needs nothing here. Made on first use, then reused.
- */
+/** The port over an adapter: a wrapper made for each method on first use maps errors and reports the operation. */
 export function guardedStore(adapter: StoreAdapter, locks?: LockWaits, keptAudit: KeptAuditState = KEPT_AUDIT_MADE): Store {
   const observers: StoreObserver[] = []
 
@@ -76,16 +73,7 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits, keptAudit
 
   return {
     kind: adapter.kind,
-    users: guarded('users'),
-    events: guarded('events'),
-    traces: guarded('traces'),
-    datatrail: guarded('datatrail'),
-    heartbeats: guarded('heartbeats'),
-    views: guarded('views'),
-    transitions: guarded('transitions'),
-    audits: guarded('audits'),
-    verdictChanges: guarded('verdictChanges'),
-    firstStart: guarded('firstStart'),
+    ...(Object.fromEntries(COLLECTIONS.map((name) => [name, guarded(name)])) as { [K in CollectionName]: Store[K] }),
     keptAudit,
     // /ready answers at once: a store another process holds locked is not ready to write now.
     ping: () => run('ping', () => adapter.ping(), false).then(() => undefined),

@@ -1,9 +1,4 @@
-/**
- * How a store's operations wait for another process's lock (SQLite's write lock): between tries,
- * never on the event loop, so every other request is served meanwhile. However many wait, one probe
- * at a time asks whether the lock is free, and then they all try again. One still locked out after
- * the budget fails with the lock's error, which the store reports as unavailable (503).
- */
+/** How operations wait out another process's lock off the event loop, with one probe however many wait, until a budget (503). */
 export interface LockWaitOptions {
   /** How long one operation may wait in all: SQLITE_BUSY_TIMEOUT_MS. */
   budgetMs: number
@@ -11,7 +6,6 @@ export interface LockWaitOptions {
   isLocked: (error: unknown) => boolean
   /** Throws a lock error while the lock is taken; returns once it could be had (and has given it back). */
   probe: () => void
-  /** Injected by tests. */
   now?: () => number
   pause?: (ms: number) => Promise<void>
 }

@@ -13,12 +13,10 @@ function mongoSettings(config: Config, { rebuild: _sqliteOnly, rebuildAfter: _sq
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
 
-/** How a process uses the store: its configuration, what it is told, when it rebuilds, how it opens. */
 export interface StoreUse extends ConfigurationOptions {
   /**
-   * When SQLite makes due output texts and kept audit again: before the store is handed over unless
-   * told otherwise; a server's while it serves; the primary of several workers leaves them to the
-   * workers after the first batch. MongoDB makes its audit before it serves, whatever this says.
+   * When SQLite makes due output texts and kept audit again: before handing the store over unless told otherwise; a server's
+   * while it serves; a primary leaves them to its workers after one batch. MongoDB makes its audit before it serves, always.
    */
   rebuild?: 'before-open' | 'while-serving' | 'left'
   /** SQLite, `while-serving`: the batches left wait for this (a server's listening) before the first. */
@@ -59,11 +57,7 @@ export interface ServingStore {
   listening: () => void
 }
 
-/**
- * The store for a server, which listens whatever the database does. SQLite is opened, migrated and
- * prepared before this resolves. MongoDB connects in the background, retrying (each retry to `log`)
- * and answering 503 until then; `prepare` runs once it serves.
- */
+/** A server's store, listening whatever the database does: SQLite prepared before this resolves; MongoDB retried in the background (503, `log`). */
 export async function openStoreForServing(
   config: Config,
   { log, prepare, ...use }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> } & Pick<StoreUse, 'notify' | 'lost'>

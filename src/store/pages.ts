@@ -4,11 +4,7 @@ import { EventNumberSet } from './event-number-set.js'
 /** Waits for the turn to read a page, resolving to the function that ends it (see window-reads.ts). */
 export type PageTurn = () => Promise<() => void>
 
-/**
- * A window read in keyset pages, one held at a time, each at the same cost at any depth; with `turn`,
- * each in a turn of the fair queue of expensive reads. An event re-posted later during the read would
- * be met again: the numbers yielded are remembered (EventNumberSet) and each event is yielded once.
- */
+/** A window read in keyset pages (each in a turn of the fair queue given `turn`), yielding each event once though a re-post moves it ahead. */
 export async function* keysetPages<T>(
   readPage: (after: EventPosition | undefined, limit: number) => Promise<T[]>,
   positionOf: (row: T) => EventPosition,

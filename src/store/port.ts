@@ -23,11 +23,7 @@ import type { KeptAuditState } from '../kept-audit/rebuild.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { WrittenStatus } from '../vocabulary.js'
 
-/**
- * The storage port: the store's collections, the reads that span several of them, and the store's
- * own life. Routes and commands see only this; every query language lives in exactly one adapter.
- * Every operation may reject with StoreUnavailableError (the store cannot be used now; try later).
- */
+/** The storage port, all routes and commands see. Every operation may reject with StoreUnavailableError (try later). */
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb'
   readonly users: UserCollection
@@ -54,7 +50,6 @@ export interface UserCollection {
   /** False when a user of that name exists already. */
   create(user: NewUserRecord): Promise<boolean>
   find(name: string): Promise<UserRecord | null>
-  /** By name. */
   list(): Promise<UserRecord[]>
   count(): Promise<number>
   /** This and the following resolve to false when there is no such user. */
@@ -80,18 +75,14 @@ export interface TraceCollection {
   /** Creates the trace with every key of the configured sites `incomplete` unless one exists. */
   create(eventNo: number, now: number): Promise<void>
   /**
-   * Sets one key and bumps update_timestamp, creating the trace when missing; a change records its
-   * transition in the same atomic write. Concurrent updates of different keys never lose one.
-   * Resolves to whether the value changed.
+   * Sets one key and bumps update_timestamp, creating the trace when missing; a change records its transition in the same
+   * atomic write, and concurrent updates of different keys never lose one. Resolves to whether the value changed.
    */
   setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean>
   find(eventNo: number): Promise<TraceRecord | null>
   /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
   history(eventNo: number): Promise<TransitionRecord[]>
-  /**
-   * At most `limit` transitions of that history after `after` (null: from the first), at the same
-   * cost at any depth. No total: keeping one cost every update-trace a WAL frame, counting one O(history).
-   */
+  /** At most `limit` transitions after `after` (null: from the first). No total: kept, it cost each write a WAL frame; counted, O(history). */
   historyPage(eventNo: number, after: HistoryPosition | null, limit: number): Promise<HistoryPage>
   /** Adds transitions recorded elsewhere to existing traces' history, changing no trace (bulk loading); resolves to how many. */
   record(transitions: readonly FeedTransition[]): Promise<number>
@@ -116,9 +107,8 @@ export interface FirstStart {
   /** Whether a server's start created this store and it still awaits its demo data (a quick look; seedDemo decides). */
   awaitsDemo(): Promise<boolean>
   /**
-   * In one transaction (a start killed half way leaves the store as it was): ends the wait for the
-   * demo, and writes `load()` (heartbeats stored at `now`, s) unless the store holds a record by then.
-   * Of several instances starting on one new store, one seeds.
+   * In one transaction, so a start killed half way leaves the store as it was: ends the wait, and writes `load()` (heartbeats
+   * stored at `now`, s) unless the store holds a record by then. Of several instances starting on one new store, one seeds.
    */
   seedDemo(load: () => BulkLoad, now: number): Promise<DemoSeeding>
 }
@@ -139,7 +129,6 @@ export interface HeartbeatPage {
   latestUpdate: number
 }
 
-/** Reads that join several collections. */
 export interface StoreViews {
   /** Everything stored of one event, from one snapshot where the store has them; `heartbeatLimit` keeps the lowest heartbeat_ids. */
   eventParts(eventNo: number, options?: { heartbeatLimit?: number }): Promise<EventParts>
@@ -151,7 +140,7 @@ export interface StoreViews {
 
 /** Every transition written through any instance sharing the store, in the order written; a position is opaque and only moves forward. */
 export interface TransitionFeed {
-  /** Where the feed stands: transitions written from now on come after this position. */
+  /** Transitions written from now on come after this position. */
   position(): Promise<number>
   /** Transitions written after `position`, in the order written, at most `limit`, and the position after them. */
   since(position: number, limit: number): Promise<FeedPage>
