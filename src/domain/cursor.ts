@@ -5,7 +5,6 @@ import type { EventPageQuery, EventPosition } from './records.js'
 
 const Integer = Type.Integer({ minimum: -1, maximum: Number.MAX_SAFE_INTEGER })
 
-/** What a cursor carries: the first page's window, order and filters, and the last position. */
 const CursorSchema = Type.Object({
   window: Type.Object({ start: Integer, end: Integer }),
   order: Type.Union([Type.Literal('asc'), Type.Literal('desc')]),
@@ -19,10 +18,7 @@ const isCursor = TypeCompiler.Compile(CursorSchema)
 
 type Cursor = Static<typeof CursorSchema>
 
-/**
- * The cursor of the page after the one that ended with `last`. It fixes the window, so a default
- * window ("the last 7 days") does not slide while a client pages through it.
- */
+/** The cursor of the page after `last`: it fixes the window, so a default window does not slide while a client pages. */
 export function encodeCursor(query: EventPageQuery, last: EventPosition): string {
   const { limit: _limit, after: _after, ...rest } = query
   const cursor: Cursor = { ...rest, after: { timestamp: last.timestamp, event_no: last.event_no } }
@@ -43,10 +39,7 @@ export function decodeCursor(text: string, limit: number, maxWindowMs: number): 
   return { ...cursor, limit }
 }
 
-/**
- * A window the service could have issued, and a position inside it: the last event of a page.
- * A position outside would page through events outside the window.
- */
+/** A window the service could have issued, and a position inside it: one outside would page through events outside the window. */
 function windowHolds({ window, after }: Cursor, maxWindowMs: number): boolean {
   const windowValid = window.start < window.end && window.end - window.start <= maxWindowMs
   return windowValid && window.start <= after.timestamp && after.timestamp < window.end

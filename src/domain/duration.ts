@@ -1,9 +1,6 @@
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const
 
-/**
- * A duration written as a positive number and a unit s, m, h or d (`90s`, `1.5h`, `7d`), in whole
- * milliseconds. Throws an Error whose message says what is wrong, for the caller to name the value.
- */
+/** A duration such as `90s`, `1.5h` or `7d`, in whole milliseconds; throws an Error for the caller to name the value. */
 export function parseDuration(text: string): number {
   const match = /^(-?\d+(?:\.\d+)?)([a-zA-Z]*)$/.exec(text)
   if (match === null) throw new Error('not a number with a unit s, m, h or d')

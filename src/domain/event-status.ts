@@ -5,10 +5,7 @@ import { actionsOutput, NO_ACTIONS, UNCLASSIFIED } from './events.js'
 import type { EventParts } from './records.js'
 import { numberOr, traceOutput } from './trace.js'
 
-/**
- * One event's status from all it is made of, or null when the service knows nothing of it. All
- * seven fields are always present: what was never written reads as its empty default.
- */
+/** One event's status, or null when nothing is known of it; what was never written reads as its empty default. */
 export function compileEventStatus(eventNo: number, parts: EventParts, sites: Sites) {
   const { event, trace, datatrail, heartbeats } = parts
   if (event === null && trace === null && datatrail.length === 0 && parts.heartbeatTotal === 0) return null

@@ -5,10 +5,7 @@ import type { EventRecord } from './records.js'
 import { readUtcTime, toIsoUtc } from './time-window.js'
 
 export const UNCLASSIFIED = 'unclassified'
-/**
- * The classification an event record holds, when it is one: null when none is set, and for
- * `unclassified` (what a read shows for none) or an empty text another program may have written.
- */
+/** The classification an event record holds; null for none, `unclassified` (what a read shows for none) or an empty text. */
 export const classificationIn = (value: string | null | undefined): string | null =>
   typeof value === 'string' && value !== '' && value !== UNCLASSIFIED ? value : null
 
@@ -19,14 +16,9 @@ export function wantsBaseband(actions: Actions, sites: Sites): boolean {
   return sites.basebandKeys.some((key) => actions.want[key] === true)
 }
 
-/**
- * Whether stored actions ask for baseband data, read as a client is sent them (actionsOutput): what
- * a store that keeps the answer beside the event (SQLite's `baseband_requested`) is held to, and
- * safe on actions another program wrote in another shape.
- */
+/** Whether stored actions, of any shape, ask for baseband data as a client is sent them: what SQLite's `baseband_requested` is held to. */
 export const asksBaseband = (actions: unknown, sites: Sites): boolean => wantsBaseband(actionsOutput(actions, sites), sites)
 
-/** An event record from a client, ready to store. */
 export function toEventRecord(input: EventInput, sites: Sites, now: number): EventRecord {
   const reading = readUtcTime(input.timestamp_utc)
   if ('refused' in reading) throw new InputError(['timestamp_utc'], reading.refused)

@@ -3,7 +3,6 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { InputError } from './input-error.js'
 import type { HistoryPosition } from './records.js'
 
-/** What an `after` of the history carries: the event it was given for, and the position of the last transition given. */
 const AfterSchema = Type.Object({
   event_no: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }),
   at: Type.Number(),

@@ -1,8 +1,4 @@
-/**
- * Input that breaks a rule of the domain: names the field (a path, such as `['timestamp_utc']`) and
- * says why. Where the input came from (a query, a body, a line of a file) is for whoever read it to
- * add, so the same rule reads right on the wire and in the command-line tool.
- */
+/** Input that breaks a rule: names the field and says why; whoever read the input adds where it came from. */
 export class InputError extends Error {
   override name = 'InputError'
 

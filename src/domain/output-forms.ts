@@ -5,44 +5,27 @@ import type { EventRecord, TraceRecord } from './records.js'
 import { toIsoUtc } from './time-window.js'
 import { traceOutput } from './trace.js'
 
-/*
- * The JSON text of what the window routes send, made when a record is written (SQLite keeps it
- * beside the record) or when a document written by another program is read (MongoDB). A window
- * read then joins stored text instead of parsing and rebuilding each element. The rules of what
- * a client reads (`traceOutput`, `eventOutput`) stay where they are; this module only fixes how
- * their results become text, so every store makes the same bytes.
- */
+// The JSON text the window routes send, made as a record is written (SQLite) or read (MongoDB): what a client reads is
+// decided in `traceOutput` and `eventOutput`; this fixes only the text, so every store makes the same bytes.
 
-/** The event as `/v1/events` sends it. Depends on the sites: only their actions are output. */
+/** The event as `/v1/events` sends it: only the sites' actions are output. */
 export const eventJson = (event: EventRecord, sites: Sites): string => JSON.stringify(eventOutput(event, sites))
 
-/** The trace as clients read it: every key of the sites, `not_required` read as `complete`. */
 export const traceJson = (eventNo: number, stored: TraceRecord | null, sites: Sites): string =>
   JSON.stringify(traceOutput(eventNo, stored, sites))
 
-/** What a new trace of the sites reads: every key `incomplete`, its event number and write time 0. */
 export const newTraceJson = (sites: Sites): string => traceJson(0, null, sites)
 
-/**
- * The members of a baseband-callback element that come from the event, as an unclosed object:
- * `{"event_no":…,"snr":…,"known_source_name":…,"timestamp_utc":"…"`. It does not depend on the
- * sites, so it never needs rewriting; `callbackJson` closes it with the trace.
- */
+/** A baseband-callback element's members from the event, as an unclosed object that `callbackJson` closes: no site is in it, so it never needs rewriting. */
 export const callbackHead = (event: Pick<EventRecord, 'event_no' | 'snr' | 'known_source_name' | 'timestamp'>): string => {
   const members = { event_no: event.event_no, snr: event.snr, known_source_name: event.known_source_name, timestamp_utc: toIsoUtc(event.timestamp) }
   return JSON.stringify(members).slice(0, -1)
 }
 
-/** One element of baseband-callbacks: the event's head, then the trace's text when there is a trace. */
 export const callbackJson = (head: string, traceText: string | null): string =>
   traceText === null ? `${head}}` : `${head},"trace":${traceText}}`
 
-/**
- * What the stored texts were made under: the configured sites, and a digest of what this code makes
- * of the fixture events (signature-fixtures.ts), so that a release that changes a text's form makes
- * them again with no version number to remember. When either changes, the event and trace texts
- * (and whether an event asks for baseband data) are rebuilt at start.
- */
+/** What the stored texts were made under: the sites, and a digest of the fixtures' texts, so a changed form makes them again. */
 export const outputSignature = (sites: Sites, forms: OutputForms = OUTPUT_FORMS): string => {
   const made = FIXTURE_EVENTS.map(({ event, trace }, index) => {
     const eventNo = event?.event_no ?? index + 1

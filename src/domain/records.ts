@@ -4,14 +4,9 @@ import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import type { StreamedTransition, Transition } from '../../schemas/history.js'
 import type { TimeWindow } from './time-window.js'
 
-/*
- * The records the store keeps, as the domain and the store port both see them. Their fields are
- * named as the pipeline's own documents and the wire name them (snake_case). Times: `timestamp` is
- * an event time in ms; `update_timestamp` a write time in s, as the pipeline writes it; user times
- * in ms.
- */
+// The records the store keeps, named as the pipeline's documents and the wire name them. Times:
+// `timestamp` an event time in ms; `update_timestamp` a write time in s, as the pipeline writes it.
 
-/** A user who may obtain tokens. */
 export interface UserRecord {
   name: string
   password_hash: string
@@ -24,7 +19,6 @@ export interface UserRecord {
 
 export type NewUserRecord = Pick<UserRecord, 'name' | 'password_hash' | 'role' | 'created_at'>
 
-/** A detected event. */
 export interface EventRecord {
   event_no: number
   timestamp: number
@@ -49,19 +43,14 @@ export interface DatatrailRecord {
   update_timestamp: number
 }
 
-/** A heartbeat as received, with its event, and when it was stored. */
 export interface HeartbeatRecord {
   heartbeat: HeartbeatInput
   update_timestamp: number
 }
 
-/**
- * One change of a stored trace value made through update-trace, kept with the trace in the same
- * atomic write: `from` as stored before (null when there was none), `at` the write time in s.
- */
+/** One change of a stored trace value made through update-trace: `from` as stored before (null: none), `at` in s. */
 export type TransitionRecord = Transition
 
-/** A transition and the event whose trace it changed, as the live stream delivers it. */
 export type FeedTransition = StreamedTransition
 
 /** Records of every kind written together in bulk (the demo data set). */
@@ -74,7 +63,6 @@ export interface BulkLoad {
   transitions: FeedTransition[]
 }
 
-/** Everything the store holds of one event, from every collection. */
 export interface EventParts {
   event: EventRecord | null
   trace: TraceRecord | null
@@ -92,17 +80,12 @@ export interface EventPosition {
   event_no: number
 }
 
-/**
- * A place in one event's history: a transition's `at`, and its place in the order of writing as
- * the store keeps it (SQLite's seq, MongoDB's index in the history array). Only the store makes
- * one, of a transition it gave; others give it back as it is.
- */
+/** A place in one event's history: a transition's `at`, and its place in the order of writing (SQLite's seq, MongoDB's array index). */
 export interface HistoryPosition {
   at: number
   written: number
 }
 
-/** One page of the event list: a window, an order, filters, and where the previous page ended. */
 export interface EventPageQuery {
   window: TimeWindow
   order: 'asc' | 'desc'
@@ -114,27 +97,18 @@ export interface EventPageQuery {
   basebandRequested?: boolean
 }
 
-/**
- * One event of a window with what its facts (kept-facts.ts) and its stage latency are made from:
- * the event, its trace, and of its other records only those factsOf keeps anything of, read with a
- * bounded number of index searches however many the event has (the store's bounded read of an
- * event's records, as the audit's).
- */
+/** One event of a window with the records its facts and stage latency are made from, in a bounded number of index searches. */
 export interface WindowEventParts {
   event: EventRecord
   trace: TraceRecord | null
-  /** The members of the configured sites. */
   datatrail: readonly { member: string; value: Record<string, unknown> }[]
   /** Of each configured site, the newest finished heartbeat and the newest reporting an error. */
   heartbeats: readonly { heartbeat: Record<string, unknown> }[]
-  /** Transitions holding, of each audited key, its first to `complete` (what factsOf keeps of a history); usually only those. */
+  /** Transitions holding each audited key's first to `complete` (what factsOf keeps); usually only those. */
   transitions: readonly { key: string; to: unknown; at: number }[]
 }
 
-/**
- * A row of a window read as the client gets it: its place in (event time, event_no) order, where
- * the next page continues, and the element's JSON text, ready to send.
- */
+/** A row of a window read: its place, where the next page continues, and the element's JSON text, ready to send. */
 export interface OutputRow {
   position: EventPosition
   json: string

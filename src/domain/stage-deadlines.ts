@@ -16,11 +16,7 @@ export const DEFAULT_STAGE_DEADLINES = PIPELINE_STAGES.map((stage) => `${stage}=
 
 const isStage = (name: string): name is PipelineStage => (PIPELINE_STAGES as readonly string[]).includes(name)
 
-/**
- * `stage=duration` pairs, comma-separated; a duration is a positive number and a unit s, m, h or d.
- * Stages not named keep their default, so one deadline can be changed alone. Throws an Error whose
- * one-line message says what is wrong; the configuration puts the variable's name in front of it.
- */
+/** `stage=duration` pairs, comma-separated; stages not named keep their default. Throws an Error for the configuration to name. */
 export function parseStageDeadlines(text: string): StageDeadlines {
   const deadlines = Object.fromEntries(PIPELINE_STAGES.map((stage) => [stage, durationMs(stage, DEFAULTS[stage])]))
   const named = new Set<string>()

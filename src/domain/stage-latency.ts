@@ -1,10 +1,8 @@
 import type { StageLatencyRow } from '../../schemas/stage-latency.js'
 import { CLASSIFICATION_KEY, CLASSIFICATION_STAGE, STAGES, stageKey, type PipelineStage, type Sites } from '../vocabulary.js'
 import type { TraceRecord } from './records.js'
-import { firstCompletions } from './first-completions.js'
 import { storedStatus } from './trace.js'
 
-/** What stage latency needs of one event of the window. */
 export interface LatencyEvent {
   /** Event time, ms since the epoch. */
   timestamp: number
@@ -24,17 +22,7 @@ interface Tally {
   beforeEvent: number
 }
 
-/**
- * Stage latency over a window, fed one event at a time so that a long window is never held in
- * memory: per stage and site it keeps two counts and one number per timed key.
- *
- * Rows: `tsar_classification` always (site null), and the four site stages at every configured
- * site that at least one event of the window asked for. An event counts only at the sites it asked
- * for. A key counts in `complete` or `incomplete` by its current value (`not_required` is
- * complete); it is timed only when it is complete now and a transition to `complete` was recorded,
- * and not when that transition came before the event (the audit's `completed-before-event`): such
- * a key is counted in `completed_before_event` instead, so no latency is ever negative.
- */
+/** Stage latency over a window, an event at a time; a key completed before its event counts apart, never as a negative latency. */
 export class StageLatency {
   private readonly tallies = new Map<string, Tally>()
   private readonly requested = new Set<string>()
@@ -42,7 +30,12 @@ export class StageLatency {
   constructor(private readonly sites: Sites) {}
 
   add(event: LatencyEvent): void {
-    const completedAt = firstCompletions(event.transitions)
+    // The earliest `at` wins whatever the order given.
+    const completedAt = new Map<string, number>()
+    for (const { key, to, at } of event.transitions) {
+      const seen = completedAt.get(key)
+      if (to === 'complete' && (seen === undefined || at < seen)) completedAt.set(key, at)
+    }
     this.count(CLASSIFICATION_KEY, event, completedAt)
     for (const site of event.sites) {
       if (!this.sites.includes(site)) continue
@@ -92,11 +85,7 @@ export class StageLatency {
   }
 }
 
-/**
- * The nearest-rank percentile: the smallest latency with at least p% of them at or below it, so
- * every answer is a latency that was observed. Rounded to the millisecond (event times have no
- * finer resolution). Null with no latency.
- */
+/** The nearest-rank percentile, so every answer is an observed latency; to the millisecond, the event times' resolution. */
 export function nearestRank(sorted: Float64Array, p: number): number | null {
   if (sorted.length === 0) return null
   const rank = Math.max(1, Math.ceil((p * sorted.length) / 100))

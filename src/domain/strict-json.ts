@@ -7,15 +7,8 @@ type Path = (string | number)[]
 type Frame = { names: Set<string>; name: string | undefined; awaitingName: boolean } | { index: number }
 
 /**
- * JSON text as JSON.parse reads it, refusing three things JSON.parse accepts and changes without a
- * word, each with an InputError naming where it is:
- * - a member name given twice in one object: JSON.parse keeps the last, and the writer may have
- *   meant the first (JSON leaves a repeated name's meaning open);
- * - a lone surrogate (`"\ud800"`): no Unicode text holds one, and stored as UTF-8 it would come back
- *   as U+FFFD;
- * - a member named `__proto__`, which names an object's prototype in JavaScript: refused, as any
- *   object that could end up spread or merged somewhere is better never made.
- * Text that is not JSON at all throws JSON.parse's SyntaxError.
+ * JSON text as JSON.parse reads it, refusing (InputError) what it accepts and changes silently: a member name twice in one
+ * object, a lone surrogate (as UTF-8 it comes back U+FFFD), a member `__proto__`. Text that is no JSON throws SyntaxError.
  */
 export function parseStrictJson(text: string): unknown {
   const value: unknown = JSON.parse(text)
@@ -29,10 +22,7 @@ export function utf8Text(bytes: Buffer): string {
   return bytes.toString('utf8')
 }
 
-/**
- * One pass over text that JSON.parse has accepted, so only its strings and structure need looking
- * at: strings are found with indexOf, and decoded (with JSON.parse) only when they hold an escape.
- */
+/** One pass over text JSON.parse accepted: strings found with indexOf, decoded only when they hold an escape. */
 function checkMembersAndStrings(text: string): void {
   const frames: Frame[] = []
   const pathTo = (withName: boolean): Path =>
@@ -106,7 +96,6 @@ function closingQuote(text: string, start: number): number {
   }
 }
 
-/** The first lone surrogate of a string, written as its escape; undefined when the string is Unicode text. */
 function loneSurrogateOf(text: string): string | undefined {
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index)

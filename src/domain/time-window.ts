@@ -13,28 +13,16 @@ export const DAY_MS = 86_400_000
 const FORMAT =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)?)?$/
 
-/**
- * The first and the last instant an RFC 3339 time can name in UTC, years 0000 to 9999: what the
- * service writes back (toIsoUtc) must be a time it accepts again.
- */
+/** The instants of years 0000 to 9999 in UTC: what the service writes back (toIsoUtc) must be a time it accepts again. */
 export const EARLIEST_TIME = -62_167_219_200_000
 export const LATEST_TIME = 253_402_300_799_999
 
-/**
- * A time read from text: the instant, or why the text names none the service can use (`outside`:
- * a well-formed time of an instant beyond the years 0000 to 9999).
- */
+/** A time read from text, or why not (`outside`: a well-formed time beyond the years 0000 to 9999). */
 export type TimeReading = { time: number } | { refused: string; outside: boolean }
 
-/** The reason a time is refused, the same for every field that holds one. */
 export const NOT_A_TIME = 'must be a date YYYY-MM-DD or an ISO 8601 date-time'
 
-/**
- * Milliseconds since the epoch for one of the accepted forms (schemas/common.ts says which), or
- * why not: not one of them, an impossible date or time (`2024-02-30`, `25:00`), or an instant
- * outside years 0000 to 9999 once the offset is applied (`9999-12-31T23:59-01:00`), which could
- * not be written back as an RFC 3339 time.
- */
+/** Milliseconds since the epoch for an accepted form (schemas/common.ts), or why not: another form, an impossible date, or beyond 0000 to 9999. */
 export function readUtcTime(text: string): TimeReading {
   const match = FORMAT.exec(text)
   const refused = { refused: `${NOT_A_TIME} (got ${JSON.stringify(text)})`, outside: false }
@@ -63,7 +51,6 @@ export function readUtcTime(text: string): TimeReading {
   return { time }
 }
 
-/** The instant of `text`, or undefined when readUtcTime refuses it. */
 export function parseUtcTime(text: string): number | undefined {
   const reading = readUtcTime(text)
   return 'time' in reading ? reading.time : undefined
@@ -96,7 +83,6 @@ export interface WindowQuery {
   end_time_utc?: string
 }
 
-/** Both bounds are required (baseband-callbacks). */
 export function requiredWindow(query: Required<WindowQuery>, maxDays: number): TimeWindow {
   return checked(
     { start: parseParameter('start_time_utc', query.start_time_utc), end: parseParameter('end_time_utc', query.end_time_utc) },
@@ -104,10 +90,7 @@ export function requiredWindow(query: Required<WindowQuery>, maxDays: number): T
   )
 }
 
-/**
- * Bounds are optional (/v1/events): neither means the last 7 days; only a start runs up to now;
- * only an end means the 7 days before it.
- */
+/** Optional bounds (/v1/events): neither means the last 7 days; a start alone runs up to now; an end alone, the 7 days before it. */
 export function optionalWindow(query: WindowQuery, maxDays: number, now = Date.now()): TimeWindow {
   const start = query.start_time_utc === undefined ? undefined : parseParameter('start_time_utc', query.start_time_utc)
   const end = query.end_time_utc === undefined ? undefined : parseParameter('end_time_utc', query.end_time_utc)

@@ -4,10 +4,7 @@ import type { TraceRecord } from './records.js'
 
 export type TraceOutput = { event_no: number; update_timestamp: number } & Record<string, StageStatus | number>
 
-/**
- * The trace as clients read it: every key of the configured sites present, values only `complete`
- * or `incomplete`. Other stored keys are not output.
- */
+/** The trace as clients read it: every key of the configured sites, only `complete` or `incomplete`, no other key. */
 export function traceOutput(eventNo: number, stored: TraceRecord | null, sites: Sites): TraceOutput {
   const output: Record<string, StageStatus | number> = { event_no: eventNo }
   for (const key of sites.traceKeys) output[key] = storedStatus(stored, key)
@@ -15,10 +12,7 @@ export function traceOutput(eventNo: number, stored: TraceRecord | null, sites: 
   return output as TraceOutput
 }
 
-/**
- * One key of a stored trace (or of none) as read. A stored `not_required` reads `complete`, because
- * nothing is pending for that stage; anything else, or a missing key, reads `incomplete`.
- */
+/** One key of a stored trace as read: `not_required` reads `complete`, as nothing is pending; anything else but `complete` reads `incomplete`. */
 export function storedStatus(stored: TraceRecord | null, key: string): StageStatus {
   const value = stored?.[key]
   return value === 'complete' || value === 'not_required' ? 'complete' : 'incomplete'
@@ -30,7 +24,7 @@ export function updatedKey(stage: PipelineStage, site: string, sites: Sites): st
   return traceKey(stage, site)
 }
 
-/** The document of a new trace, as both stores write it: every key of the configured sites `incomplete`. */
+/** A new trace as both stores write it: every key of the configured sites `incomplete`. */
 export function newTraceDocument(sites: Sites, eventNo: number, now: number): TraceRecord {
   const document: TraceRecord = { event_no: eventNo }
   for (const key of sites.traceKeys) document[key] = 'incomplete'
@@ -39,10 +33,7 @@ export function newTraceDocument(sites: Sites, eventNo: number, now: number): Tr
   return document
 }
 
-/**
- * A stored number, or the fallback when another writer left something else. BSON's wrapped numbers
- * never get here: the MongoDB adapter hands the port plain numbers.
- */
+/** A stored number, or the fallback when another writer left something else (the MongoDB adapter unwraps BSON numbers). */
 export function numberOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback
 }

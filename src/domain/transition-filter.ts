@@ -13,7 +13,6 @@ export function siteOfKey(key: string): string | null {
   return SITE_KEY.exec(key)?.[1] ?? null
 }
 
-/** Whether a transition is of the filter's event and of a key at its site. */
 export function transitionFilter({ eventNo, site }: TransitionFilter): (transition: FeedTransition) => boolean {
   return (transition) =>
     (eventNo === undefined || transition.event_no === eventNo) && (site === undefined || siteOfKey(transition.key) === site)

@@ -12,7 +12,6 @@ import { beforeOf, OUTSIDE, relooked, keptWriteOf } from './keeping.js'
 import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart } from './kept-check.js'
 import type { KeptColumnRepair, KeptStorage, RowWrite, ServedRow, UnreadableRow } from './storage.js'
 
-/** One event's kept audit: the facts its rules read and the last look at them (kept-facts.ts, kept-look.ts). */
 export interface KeptAudit {
   facts: KeptFacts
   look: KeptLook
@@ -21,14 +20,12 @@ export interface KeptAudit {
 /** An event whose kept audit differed from what its records make, found by `check` or `verify` and repaired. */
 export interface AuditMismatch {
   event_no: number
-  /** The parts of the kept row that differed, in any part a read serves (kept-check.ts). */
   parts: KeptPart[]
   /** The facts kept before the repair; null where there was no row, or it could not be read. */
   kept: KeptFacts | null
   recomputed: KeptFacts
 }
 
-/** What a check of some kept audits found: the rows repaired, and the events whose records could not be read. */
 export interface AuditCheck {
   mismatches: AuditMismatch[]
   /** Nothing could be held against these (a record another program wrote is not what it must be): none is repaired. */
@@ -40,20 +37,14 @@ export interface AuditCheck {
 /** The kept audit as the store's users see it: everything but the keeping its writes call. */
 export type AuditCollection = Pick<Keeper, 'find' | 'windowPage' | 'due' | 'settle' | 'check' | 'verify' | 'size' | 'marked' | 'unmark'>
 
-/** What the kept audit is made with: the configured sites and deadlines, and the store's clock (ms). */
 export interface KeeperConfig {
   sites: Sites
   deadlines: StageDeadlines
   clock: () => number
 }
 
-/**
- * Rounds of one write before it gives up with 503. A round is lost only to another writer of the
- * same event's row between this round's read and its write; each such writer read records at least
- * as new, so losing this many takes a flood of writes of one event.
- */
+/** Rounds of one write before 503: a round is lost only to a writer of the same row who read records at least as new. */
 export const KEEP_ATTEMPTS = 10
-/** Events read and written together: one read of each kind, one write. */
 const EVENTS_PER_ROUND = 500
 
 /** One event held against its records: the parts of its row that differ, or why its records could not be read. */
@@ -65,15 +56,7 @@ const hasRecords = ({ event, trace, datatrail, heartbeats }: EventRecords) => ev
 /** Facts in the form a row reads back in (JSON's): a row read back then compares equal to what was written. */
 const asStored = (facts: KeptFacts): KeptFacts => JSON.parse(JSON.stringify(facts)) as KeptFacts
 
-/**
- * The kept audit of every event, kept, checked and read: one algorithm for both adapters over the
- * storage each gives (storage.ts). Every write is made from what was read and conditional on it
- * still being there; a write that finds the row changed reads again (optimistic, as several
- * instances share a store). What is written is decided in keeping.ts, what differs in kept-check.ts.
- *
- * SQLite's own writes do not come here: they keep the audit inside their transaction, from the
- * kept facts and what the write did to them (sqlite/kept-in-writes.ts), the one optimisation of `keep`.
- */
+/** One algorithm for both adapters (README.md), each write conditional on the row read; SQLite's own writes keep it in their transaction. */
 export class Keeper {
   constructor(
     private readonly storage: KeptStorage,
@@ -92,12 +75,7 @@ export class Keeper {
     return row.facts?.event?.listed === true ? { facts: row.facts, look: row.look } : null
   }
 
-  /**
-   * The kept reports (or fixed audits) of the window's audited events strictly after `after`,
-   * ascending by (event time, event_no), at most `limit`: one index range. A row whose entry cannot
-   * be read is made from its records instead, in its place: one bad row costs the window nothing,
-   * and the verifier repairs the row itself.
-   */
+  /** The window's kept entries after `after`, at most `limit`; one that cannot be read is made from its records, for the verifier to repair. */
   async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEntry[]> {
     const entries: WindowEntry[] = []
     let position = after
@@ -123,11 +101,7 @@ export class Keeper {
     }
   }
 
-  /**
-   * Event numbers to look at again at `now` (ms), at most `limit`: those whose look was made at a
-   * clock more than LOOK_CLOCK_TOLERANCE_MS later than `now` (the clock moved back since), then
-   * those whose next deadline is at or before `now`, earliest first.
-   */
+  /** Events to look at again at `now` (ms): those looked at under a later clock (it moved back), then those due, earliest first. */
   async due(now: number, limit: number): Promise<number[]> {
     const ahead = await this.storage.lookedAfter(now + LOOK_CLOCK_TOLERANCE_MS, limit)
     if (ahead.length === limit) return ahead
@@ -135,12 +109,7 @@ export class Keeper {
     return [...ahead, ...due].slice(0, limit)
   }
 
-  /**
-   * Looks at each event again at `now` (ms): where the look changed it is written, with its verdict
-   * change when there is one. Resolves to the changes recorded: of several instances settling one
-   * event, the one whose write lands records it. A row that cannot be read is passed over (told to
-   * `unreadable`, for the caller to have it checked and repaired), so that it holds back no other.
-   */
+  /** Looks again at `now` (ms), writing the looks that changed, and resolves to their verdict changes; an unreadable row goes to `unreadable`. */
   async settle(eventNos: readonly number[], now: number, unreadable?: (eventNo: number) => void): Promise<VerdictChange[]> {
     const settings = this.settings(now)
     const changes: VerdictChange[] = []
@@ -169,26 +138,13 @@ export class Keeper {
     return changes
   }
 
-  /**
-   * Holds the kept audits of these events, in every part a read serves (kept-check.ts), against
-   * the audit made from their records at `now`, and so the kept columns of their records (`columns`);
-   * each that differs is repaired (written again from the records, with a verdict change when the
-   * look changed) and reported. A row that cannot be read differs. A write that lands meanwhile is
-   * neither undone nor counted. With `repair: false` nothing is written: what differs in the facts
-   * and in what a window read serves is only reported, for a command that only reads (and may run
-   * with other deadlines than the store's, so the look is left out: kept-check.ts, LOOK_PARTS).
-   */
+  /** Holds kept audits and columns to their records at `now`, repairing; `repair: false` writes nothing and leaves the look out (LOOK_PARTS). */
   async check(eventNos: readonly number[], now: number, { repair = true }: { repair?: boolean } = {}): Promise<AuditCheck> {
     const columns = await this.storage.columnsOf(eventNos, repair)
     return { ...(await this.checkRows(eventNos, now, repair)), columns }
   }
 
-  /**
-   * `check` of the next events after `after` in event_no order, at most `limit` of them: those in
-   * the audit and those with a kept row. `last`: where the next page starts, null at the end.
-   * `columns` holds the kept columns of every event of the same stretch of event numbers, in the
-   * audit or not (an event's output texts, the flag that brings it into the audit, its heartbeat count).
-   */
+  /** `check` of the next `limit` events after `after` and of the kept columns of their stretch; `last` is null at the end. */
   async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
     const audited = await this.storage.auditedAfter(after, limit)
     const last = audited.length < limit ? null : audited.at(-1)!
@@ -199,39 +155,28 @@ export class Keeper {
     return { ...(await this.checkRows(eventNos, now, true)), columns, checked: eventNos.length, last }
   }
 
-  /** About how many kept audits there are: what sets the verifier's pace. */
   async size(): Promise<number> {
     return this.storage.size()
   }
 
-  /**
-   * Events written by a program other than this service, noticed by the store as they were
-   * written (SQLite's triggers; MongoDB's change streams keep the audit after such writes and mark
-   * none): at most `limit`, oldest first, and `upTo`, the position to pass to `unmark`.
-   */
+  /** Events another program wrote (SQLite's triggers mark them; MongoDB marks none), oldest first, and the `upTo` for `unmark`. */
   async marked(limit: number): Promise<{ eventNos: number[]; upTo: number }> {
     return this.storage.marked(limit)
   }
 
-  /** Forgets the marks read up to `upTo`; a mark made since that read is kept. */
   async unmark(upTo: number): Promise<void> {
     await this.storage.unmark(upTo)
   }
 
   /**
-   * Brings the kept audit of each event up to date with its records, looked at `now` (the store's
-   * clock by default): what a write of records calls once it landed, where the store keeps the
-   * audit after its writes (MongoDB). Making the facts from the records rather than applying the
-   * write to them is what makes writers through several instances converge: the rows are read no
-   * later than the records, so the write that lands last was made from records read after every
-   * write acknowledged before; whatever landed later has a keep of its own still to come.
+   * Brings each event's kept audit up to date with its records once a write landed (MongoDB). Facts made from the records
+   * make instances converge: the write that lands last was made from records read after every write acknowledged before it.
    */
   async keep(eventNos: Iterable<number>, now?: number): Promise<void> {
     const all = [...new Set(eventNos)]
     for (let start = 0; start < all.length; start += EVENTS_PER_ROUND) await this.repair(all.slice(start, start + EVENTS_PER_ROUND), this.settings(now))
   }
 
-  /** The rows of these events held against their records; those that differ repaired, unless `repair` is false. */
   private async checkRows(eventNos: readonly number[], now: number, repair: boolean): Promise<Omit<AuditCheck, 'columns'>> {
     const settings = this.settings(now)
     const found = this.compared(eventNos, await this.storage.read(eventNos), settings)
@@ -251,11 +196,7 @@ export class Keeper {
     return result
   }
 
-  /**
-   * Writes each event's row again from its records where it differs, conditional on the row read;
-   * the events whose write found the row changed are read again, up to KEEP_ATTEMPTS rounds.
-   * `repaired` is told of each row written, with what differed.
-   */
+  /** Writes each differing row again from its records, reading again those that changed meanwhile; `repaired` hears of each. */
   private async repair(eventNos: readonly number[], settings: AuditSettings, repaired?: (mismatch: AuditMismatch) => void): Promise<void> {
     let pending = eventNos
     for (let attempt = 0; attempt < KEEP_ATTEMPTS && pending.length > 0; attempt++) {
@@ -275,7 +216,6 @@ export class Keeper {
     if (pending.length > 0) throw contended(pending[0]!)
   }
 
-  /** Each event's row held against the facts its records make now. */
   private compared(eventNos: readonly number[], { rows, records }: Awaited<ReturnType<KeptStorage['read']>>, settings: AuditSettings): Compared[] {
     return eventNos.map((eventNo): Compared => {
       const read = records.get(eventNo)!

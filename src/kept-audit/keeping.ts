@@ -5,11 +5,7 @@ import { compact, type KeptFacts } from '../domain/audit/kept-facts.js'
 import { lookAt, NOT_AUDITED, sameLook, verdictChange, type KeptLook } from '../domain/audit/kept-look.js'
 import { fixedAuditOf, type FixedAudit, type KeptReport } from '../domain/audit/kept-report.js'
 
-/**
- * How a store keeps an event's audit, decided here once for both adapters: they read and write,
- * this says what to write and what verdict change to record beside it. (kept-check.ts says whether
- * a kept row still serves what its records make.)
- */
+// What a store writes of an event's audit, and the verdict change beside it: decided here once for both adapters.
 
 /** What an event was before a write or a repair: its look, and the sites it asked for (none outside the audit). */
 export interface Before {
@@ -17,7 +13,6 @@ export interface Before {
   sites: readonly string[]
 }
 
-/** An event that was not in the audit. */
 export const OUTSIDE: Before = { look: NOT_AUDITED, sites: [] }
 
 /** What a kept audit was before it changes: the sites a stream filter last saw the event under are its facts' while it was in the audit. */
@@ -27,7 +22,6 @@ export function beforeOf({ facts, look }: { facts: KeptFacts; look: KeptLook }):
   return { look, sites: Array.isArray(requested) ? [...(requested as string[])] : [] }
 }
 
-/** What a store writes of an event's facts at the settings' clock. */
 export interface KeptWrite {
   /** The facts, in their one kept form (compacted). */
   facts: KeptFacts
@@ -36,15 +30,10 @@ export interface KeptWrite {
   /** The audit no clock can change, as the text a window read sends; null while a stage is pending. */
   fixed: FixedAudit | null
   look: KeptLook
-  /** The verdict change to record with the write; null when there is none, or no `before` was given. */
   change: VerdictChange | null
 }
 
-/**
- * The write an event's facts make: their report and look at the settings' clock, the fixed audit
- * when nothing is pending, and, against `before`, the verdict change to record (none when `before`
- * is null: a rebuild records none).
- */
+/** The write an event's facts make at the settings' clock, with the verdict change against `before` (none when null: a rebuild). */
 export function keptWriteOf(facts: KeptFacts, before: Before | null, settings: AuditSettings): KeptWrite {
   compact(facts)
   const after = lookAt(facts, settings)
@@ -57,11 +46,7 @@ export function keptWriteOf(facts: KeptFacts, before: Before | null, settings: A
   }
 }
 
-/**
- * A kept audit looked at again at the settings' clock (its deadline passed, or its look was made
- * under a clock that has since moved back): the new look and the change to record, or null when
- * the look stands and was made at a clock not later than this one.
- */
+/** A kept audit looked at again: the new look and its change, or null when the look stands and was not made under a later clock. */
 export function relooked(
   kept: { facts: KeptFacts; look: KeptLook },
   lookedAt: number | null,

@@ -16,13 +16,8 @@ export interface RebuildProgress {
   total: number
 }
 
-/**
- * The kept audit of a serving instance that started on a store whose audit was made under other
- * settings or by another release: it is rebuilt in short transactions while the instance
- * serves, and nothing is read from it until that ends (see KeptAuditRebuildingError).
- */
+/** Whether the kept audit is made, or being rebuilt while the instance serves (nothing is read from it meanwhile). */
 export interface KeptAuditState {
-  /** Null when the kept audit is made; its progress while it is being rebuilt. */
   rebuilding(): RebuildProgress | null
   /** Resolves once the kept audit is made (at once when it was), or once the store closes first. */
   readonly made: Promise<void>
@@ -30,10 +25,7 @@ export interface KeptAuditState {
 
 export const KEPT_AUDIT_MADE: KeptAuditState = { rebuilding: () => null, made: Promise.resolve() }
 
-/**
- * What a read of the kept audit (or of its verdict changes) meets while the audit is being made
- * again: 503 with its progress, never a verdict of a half-made audit. Writes are served meanwhile.
- */
+/** A read of the kept audit or its verdict changes while it is rebuilt: 503 with its progress, never a half-made verdict. */
 export class KeptAuditRebuildingError extends StoreUnavailableError {
   override name = 'KeptAuditRebuildingError'
   constructor(readonly progress: RebuildProgress) {
@@ -43,22 +35,15 @@ export class KeptAuditRebuildingError extends StoreUnavailableError {
 
 const count = (n: number) => n.toLocaleString('en-US')
 
-/** The reason a client reads while the kept audit is being rebuilt. */
 export const rebuildingReason = ({ done, total }: RebuildProgress) =>
   `The kept audit is being made again (other settings, or a release that audits otherwise): ${count(done)} of ${count(Math.max(done, total))} events done; try again shortly.`
 
-/** The signatures rows are made under (signature.ts): of the facts (the sites, the reduction of records), of the looks (the deadlines, the rules and forms). */
 export interface Signatures {
   facts: string
   looks: string
 }
 
-/**
- * A rebuild under way, as the store records it with each batch: the signatures it makes the rows
- * under, whether it makes them from the records (`facts`) or from the kept facts (`looks`), and
- * the last event number done. A process killed between batches leaves it, and the next start
- * under the same signatures goes on after that event.
- */
+/** A rebuild under way as recorded with each batch: a start under the same signatures goes on after `after`. */
 export interface Plan extends RebuildProgress, Signatures {
   what: 'facts' | 'looks'
   /** No kept audit was there before (a store's first): nothing to say when it is made. */
@@ -76,19 +61,14 @@ export interface RebuildRecord {
 /** What one batch came to: more to do, or the audit made (`by` this batch, or found made by another process). */
 export type RebuildStep = { made: false; progress: RebuildProgress } | { made: true; by?: Pick<Plan, 'what' | 'first'> }
 
-/** What a rebuild needs of a store beside its rows. */
 export interface RebuildStorage extends KeptStorage {
   rebuildRecord(): Maybe<RebuildRecord>
   /** Records the plan after a batch; null once all is made (the signatures stored, the plan gone). */
   recordRebuild(plan: Plan | null, signatures: Signatures): Maybe<void>
   /** About how many events a rebuild of `what` goes through. */
   rebuildTotal(what: Plan['what']): Maybe<number>
-  /** Event numbers of kept rows after `after`, ascending. */
   keptAfter(after: number, limit: number): Maybe<number[]>
-  /**
-   * Runs one batch: SQLite in one IMMEDIATE transaction (every call of the batch answers at once, so
-   * of several processes each batch takes the stretch after the last one committed), MongoDB as it comes.
-   */
+  /** One batch: SQLite in one IMMEDIATE transaction, so each batch takes the stretch after the last committed; MongoDB as it comes. */
   batch<T>(work: () => Maybe<T>): Maybe<T>
 }
 
@@ -103,20 +83,8 @@ export function readPlan(value: unknown): Plan | undefined {
 }
 
 /**
- * Brings the kept rows in line with this process's configuration and release, one batch at a time
- * in order of event number: every row made again from the records when the sites or the reduction
- * of records to facts changed (factsSignature), or when no rows were made before; every row made
- * again from its kept facts when only the deadlines or the rules, wording, order or forms of the
- * audit changed (lookSignature). Each batch records how far it went, so other processes write
- * between two batches and a process killed during one leaves the batches before it done.
- *
- * A rebuild from the records records no verdict change (a store's first would record one per
- * event); one of the looks records each verdict a new deadline or rule changes, as a look at an
- * event again would. An event whose records or row cannot be read is left as it is, for the
- * verifier to report.
- *
- * Written as a generator of the store's answers so that one text runs at once inside SQLite's
- * transaction and awaits MongoDB's promises (`answers`, src/maybe.ts).
+ * Makes the kept rows again a batch at a time, each recording how far it went: from the records when factsSignature
+ * changed (with no verdict change: a store's first would record one an event), from the kept facts when only lookSignature did.
  */
 export class Rebuild {
   readonly signatures: Signatures
@@ -140,17 +108,11 @@ export class Rebuild {
     return plan?.facts === this.signatures.facts && plan.looks === this.signatures.looks ? plan : undefined
   }
 
-  /** One batch. */
   step(): Maybe<RebuildStep> {
     return this.storage.batch(() => answers(this.steps()))
   }
 
-  /**
-   * Records the rebuild that is due, as its first batch would, without making a row: for a store
-   * that must do other work first (SQLite makes its output texts before, since the rebuild reads
-   * the baseband flag they hold). From then on writes and reads know of it as of one under way. The
-   * plan (the one under way, when there is one), or undefined when nothing is due.
-   */
+  /** Records the due rebuild without making a row, for SQLite's output texts to come first (the rebuild reads their baseband flag). */
   plan(): Maybe<Plan | undefined> {
     return this.storage.batch(() => answers(this.planned()))
   }
@@ -203,11 +165,7 @@ export class Rebuild {
     return { made: false, progress: { done: next.done, total: next.total } }
   }
 
-  /**
-   * A rebuild from the start. A plan left by a rebuild under other signatures (a start killed, then
-   * one with other settings) counts as facts made otherwise when it was making facts: some rows then
-   * hold facts of neither configuration.
-   */
+  /** A rebuild from the start. A plan left under other signatures that was making facts leaves rows of neither configuration: facts again. */
   private *newPlan(record: RebuildRecord): Answers<Plan> {
     const what = record.facts !== this.signatures.facts || record.plan?.what === 'facts' ? 'facts' : 'looks'
     const total = yield* answer(this.storage.rebuildTotal(what))

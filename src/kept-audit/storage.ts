@@ -8,19 +8,15 @@ import type { TimeWindow } from '../domain/time-window.js'
 import type { KeptWrite } from './keeping.js'
 import type { KeptRow } from './kept-check.js'
 
-/**
- * A column a store keeps in a record table beside what it is made from (SQLite: the output texts
- * the window reads send, whether an event asks for baseband data, an event's heartbeat count).
- */
+/** A column a store keeps in a record table beside what it is made from (SQLite). */
 export type KeptColumn = 'events.output' | 'events.callback_head' | 'events.baseband_requested' | 'traces.output' | 'record_counts.heartbeat_count'
 
-/** A kept column of one event that differed from what its records make, found by `check` or `verify` and repaired. */
 export interface KeptColumnRepair {
   event_no: number
   column: KeptColumn
 }
 
-/** A store's answer, at once or promised (src/maybe.ts): named here too for the adapters that give this storage. */
+/** Named here too for the adapters that give this storage. */
 export type { Maybe }
 
 /** What could not be read of one event (text that is not JSON, a value of the wrong shape), and why. */
@@ -43,7 +39,6 @@ export interface LookedRow extends Held {
   looked_at: number | null
 }
 
-/** A kept row with everything a read serves of it (kept-check.ts). */
 export type ServedRow = LookedRow & KeptRow
 
 /** A row that could not be read, with what a write that replaces it must find. */
@@ -51,49 +46,31 @@ export type UnreadableRow = Unreadable & Held
 
 /** The kept rows and the records of some events, read so that the rows are no newer than the records. */
 export interface KeptRead {
-  /** Each event's kept row; none where there is none. */
   rows: Map<number, ServedRow | UnreadableRow>
-  /** Every event asked for. */
   records: Map<number, EventRecords | Unreadable>
 }
 
-/** A row of a window range: its place, and its entry or why that cannot be read. */
 export interface WindowRow {
   event_no: number
   event_time: number
   entry: WindowEntry | Unreadable
 }
 
-/**
- * One write of a kept row, conditional on what was read (`held`): the facts made again with their
- * report and look (`made`), or only a new look. The verdict change to record goes with it.
- */
+/** One write of a kept row, conditional on `held`: the facts made again (`made`), or only a new look, with its verdict change. */
 export type RowWrite = { event_no: number; held: Held } & ({ made: KeptWrite } | { look: KeptLook; change: VerdictChange | null })
 
-/**
- * What each adapter gives the keeper (keeper.ts): reads and conditional writes of kept rows, the
- * indexes the deadline check and the verifier walk, and the records the rows are made from. No
- * decision is taken here: the keeper makes them once for both adapters.
- */
+/** What each adapter gives the keeper: reads and conditional writes, no decision. */
 export interface KeptStorage {
-  /**
-   * Whether a row is kept of every event with a record (MongoDB: the facts of an event outside the
-   * audit are kept too) or only of the events in the audit (SQLite).
-   */
+  /** Whether a row is kept of every event with a record (MongoDB) or only of those in the audit (SQLite). */
   readonly keepsEveryEvent: boolean
-  /** The rows of these events as a look at them again reads them. */
   rows(eventNos: readonly number[]): Maybe<Map<number, LookedRow | UnreadableRow>>
   /** The rows and the records of these events: in one snapshot, or the rows first (then a write that lands between is in the records). */
   read(eventNos: readonly number[]): Maybe<KeptRead>
   records(eventNos: readonly number[]): Maybe<Map<number, EventRecords | Unreadable>>
-  /**
-   * Each write, at the clock `now` (ms), where its row is still as read; a verdict change is
-   * recorded with its write. Resolves to the events whose write found the row changed meanwhile.
-   */
+  /** Each write whose row is still as read, at `now` (ms); resolves to the events whose row changed meanwhile. */
   write(writes: readonly RowWrite[], now: number): Maybe<number[]>
   /** Takes an event out of the due index: a row whose records cannot be read would come first at every deadline check. */
   setAside(eventNo: number): Maybe<void>
-  /** The window's rows strictly after `after` by (event time, event_no), at most `limit`. */
   windowRows(window: TimeWindow, after: EventPosition | undefined, limit: number): Maybe<WindowRow[]>
   /** Events whose look was made at a clock later than `at`, latest first. */
   lookedAfter(at: number, limit: number): Maybe<number[]>

@@ -4,20 +4,15 @@ import { performance } from 'node:perf_hooks'
 import { Counter, Gauge } from 'prom-client'
 import type { AuditCheck } from './keeper.js'
 
+/** The constants below unless given; `verifyPassMs` 0 spaces no pass, `verifyYieldMs` 0 never gives way. */
 export interface KeptAuditUpkeepOptions {
-  /** How often the events whose next deadline has passed are looked for. */
   deadlineCheckMs?: number
-  /** The shortest time between two pages of kept audits checked against their records. */
+  /** The shortest time between two pages of the verifier. */
   verifyEveryMs?: number
-  /** How long a full pass should take: the pages are spaced so (no closer than verifyEveryMs); 0 for no spacing. */
   verifyPassMs?: number
-  /** Kept audits checked a page. */
   verifyPage?: number
-  /** How often the events other programs wrote are looked for. */
   marksCheckMs?: number
-  /** How far behind its schedule a pass may fall by giving way to a busy event loop; 0 never gives way. */
   verifyYieldMs?: number
-  /** Whether the event loop has been busy since the last call (loopBusy unless given). */
   busy?: () => boolean
 }
 
@@ -25,32 +20,18 @@ export interface KeptAuditUpkeepOptions {
 export const DEADLINE_CHECK_MS = 500
 /** Events whose deadline passed, settled together: a backlog (after an outage) goes on at once with the next. */
 const DUE_PAGE = 500
-/**
- * Pages of 50, at most one every 160 ms: a full pass over a million kept audits within the hour
- * (the promise made to operators). Each event costs a few dozen indexed reads, so a page holds the
- * event loop for a few milliseconds, not the tens a larger page would, and no write lock is held
- * while it reads. A smaller store is not checked faster than a pass in VERIFY_PASS_MS: its share of
- * the CPU shrinks with it, and every row is still checked within the hour.
- */
+/** Pages of 50, at most one every 160 ms: a million kept audits within the hour (the promise to operators). */
 export const VERIFY_EVERY_MS = 160
 export const VERIFY_PAGE = 50
 export const VERIFY_PASS_MS = 45 * 60_000
-/** The longest wait between two pages, however small the store: a pass over a few rows still ends soon. */
+/** The longest wait between two pages, so a pass over a few rows still ends soon. */
 const VERIFY_SLOWEST_MS = 2_000
-/**
- * How far behind its schedule a pass falls at most by giving way to requests. A page put off is
- * made up for once the loop is free again, at the fastest pace; under load that lasts, pages run at
- * the pass's own pace once this far behind. A million rows at the fastest pace take 53 minutes, so
- * with this they still end within the hour.
- */
+/** How far behind schedule a pass may fall by giving way; caught up at the fastest pace, it still ends within the hour. */
 export const VERIFY_YIELD_MS = 5 * 60_000
-/** The share of its time the event loop spent busy since the last look above which it is serving requests the verifier gives way to. */
+/** The event loop's busy share since the last look above which the verifier gives way to requests. */
 const BUSY_UTILIZATION = 0.5
 
-/**
- * Whether the event loop was busy more than BUSY_UTILIZATION of the time since the last call, from
- * the loop's running totals of busy and idle time (`performance.eventLoopUtilization` unless given).
- */
+/** Whether the event loop was busy more than BUSY_UTILIZATION of the time since the last call. */
 export function loopBusy(totals: () => { active: number; idle: number } = () => performance.eventLoopUtilization()): () => boolean {
   let last = totals()
   return () => {
@@ -61,6 +42,7 @@ export function loopBusy(totals: () => { active: number; idle: number } = () => 
     return active > BUSY_UTILIZATION * (active + idle)
   }
 }
+
 /** Once a second: a write another program made is in the kept audit within about a second. */
 export const MARKS_CHECK_MS = 1000
 const MARKS_PAGE = 500
@@ -68,30 +50,9 @@ const MARKS_PAGE = 500
 const UNREADABLE_REMEMBERED = 10_000
 
 /**
- * Keeps the kept audit current where no write does it, and checks it whole.
- *
- * The deadline check looks again at every event whose next deadline has passed, or whose look was
- * made under a clock that has since moved back (the store's `due`), so a stage turns stuck on time,
- * a false "stuck" left by a clock step is taken back, and both reach the live stream. A row it
- * cannot read is passed over there, checked against its records and repaired, and holds back no
- * other event.
- *
- * The verifier holds every kept row, a page at a time in event_no order and round again at the end,
- * against the audit made again from its records, in every part a read serves (kept-check.ts): the
- * window's record, the verdict, the next deadline, the stuck stages. A difference (a write another
- * program made where no change stream reached, a crash between two MongoDB writes, a bug, a hand
- * edit) is logged, counted in `tracer_audit_mismatches_total` and repaired by the store, and so is
- * a kept heartbeat count that differs from the heartbeats of the same stretch of events; /metrics
- * says when the last full pass ended, how many rows it checked, and how far the current one is.
- *
- * The verifier gives way to requests: while the event loop is busy, a page is put off, so that the
- * checking's cost lands in quieter moments rather than on the requests (what it cost them before
- * is in docs/performance.md). The pass keeps its schedule within
- * VERIFY_YIELD_MS, catching up once the loop is free.
- *
- * Both wait while the kept audit is being rebuilt. Each instance sharing a store runs both; a change found by two is recorded once (the store
- * settles each look in one transaction, or one conditional write). Failures (the store away) are
- * logged once until it answers again; nothing stops.
+ * Keeps the kept audit current where no write does it (README.md): the deadline check looks again at events whose deadline
+ * passed or whose look a clock step left ahead; the verifier holds every row, round and round, to what its records make,
+ * giving way while the loop is busy (docs/performance.md). A failing store is logged once until it answers.
  */
 async function keptAuditUpkeep(
   fastify: FastifyInstance,
@@ -217,9 +178,8 @@ async function keptAuditUpkeep(
     later(!loopWasBusy && behindMs() > 0 ? verifyEveryMs : pageEveryMs, verify)
   }
 
-  // A write another program made (an older version during an upgrade, a script) changed records
-  // without the audit: the store marked its event, and it is brought up to date here. Such a write
-  // is expected, not a fault of the kept audit, so it is counted apart from the mismatches.
+  // Another program's write (an older version, a script) is expected, not a fault of the kept audit:
+  // counted apart from the mismatches.
   const checkMarked = async () => {
     let full = false
     try {
@@ -229,8 +189,7 @@ async function keptAuditUpkeep(
         await store.audits.unmark(upTo)
         for (const { event_no, parts } of mismatches) log.info({ event_no, parts }, `kept audit: event ${event_no} brought up to date after a write another program made`)
         gauges.foreignWrites.inc(mismatches.length)
-        // A column kept beside a record is the service's alone: another program's write that left it
-        // differing from its record (a hand edit of the flag or a text) is a difference like any.
+        // A kept column is the service's alone: another program's write that left it differing is a mismatch like any.
         reportColumns(columns)
         reportUnreadable(unreadable)
       }
@@ -242,8 +201,7 @@ async function keptAuditUpkeep(
     later(full ? 0 : marksCheckMs, checkMarked)
   }
 
-  // A kept audit being rebuilt is neither settled nor checked: the rebuild makes every row, and
-  // the rows it has not reached yet were made under other settings.
+  // The rows a rebuild has not reached yet were made under other settings.
   fastify.addHook('onReady', async () => {
     void store.keptAudit.made.then(() => {
       later(0, checkDeadlines)
@@ -258,41 +216,29 @@ async function keptAuditUpkeep(
 }
 
 function upkeepMetrics(registers: FastifyInstance['metrics']) {
+  const counter = (name: string, help: string) => new Counter({ name, help, registers: [registers] })
+  const gauge = (name: string, help: string, aggregator: 'min' | 'max') => new Gauge({ name, help, registers: [registers], aggregator })
   return {
-    mismatches: new Counter({
-      name: 'tracer_audit_mismatches_total',
-      help: 'Kept audits (and kept heartbeat counts, on SQLite) found to differ, in any part a read serves, from what their records make; each repaired when found.',
-      registers: [registers]
-    }),
-    unreadable: new Counter({
-      name: 'tracer_audit_unreadable_events_total',
-      help: 'Events whose records could not be read to check their kept audit (each counted once per process).',
-      registers: [registers]
-    }),
-    foreignWrites: new Counter({
-      name: 'tracer_audit_foreign_writes_total',
-      help: 'Kept audits brought up to date after writes that another program (or an older version) made straight into the store.',
-      registers: [registers]
-    }),
-    lastPassEnded: new Gauge({
-      name: 'tracer_audit_verify_last_pass_end_timestamp_seconds',
-      help: 'When this instance last finished checking every kept audit against its records, seconds since the epoch; 0 until its first pass ends.',
-      registers: [registers],
-      // Each worker runs its own verifier: the one furthest behind is the one that may have stalled.
-      aggregator: 'min'
-    }),
-    lastPassRows: new Gauge({
-      name: 'tracer_audit_verify_last_pass_rows',
-      help: 'Kept audits (and events in the audit) checked by the last full pass of this instance.',
-      registers: [registers],
-      aggregator: 'max'
-    }),
-    passRows: new Gauge({
-      name: 'tracer_audit_verify_pass_rows',
-      help: 'Kept audits checked so far by the pass under way.',
-      registers: [registers],
-      aggregator: 'min'
-    })
+    mismatches: counter(
+      'tracer_audit_mismatches_total',
+      'Kept audits (and kept heartbeat counts, on SQLite) found to differ, in any part a read serves, from what their records make; each repaired when found.'
+    ),
+    unreadable: counter(
+      'tracer_audit_unreadable_events_total',
+      'Events whose records could not be read to check their kept audit (each counted once per process).'
+    ),
+    foreignWrites: counter(
+      'tracer_audit_foreign_writes_total',
+      'Kept audits brought up to date after writes that another program (or an older version) made straight into the store.'
+    ),
+    // Each worker runs its own verifier: the one furthest behind is the one that may have stalled.
+    lastPassEnded: gauge(
+      'tracer_audit_verify_last_pass_end_timestamp_seconds',
+      'When this instance last finished checking every kept audit against its records, seconds since the epoch; 0 until its first pass ends.',
+      'min'
+    ),
+    lastPassRows: gauge('tracer_audit_verify_last_pass_rows', 'Kept audits (and events in the audit) checked by the last full pass of this instance.', 'max'),
+    passRows: gauge('tracer_audit_verify_pass_rows', 'Kept audits checked so far by the pass under way.', 'min')
   }
 }
 

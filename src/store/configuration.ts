@@ -5,15 +5,8 @@ import type { StageDeadlines } from '../domain/stage-deadlines.js'
 import type { Maybe } from '../maybe.js'
 import { PIPELINE_STAGES } from '../vocabulary.js'
 
-/*
- * One configuration per store. The kept audit and the output texts are made for some sites and
- * deadlines; a store records which, and every process that opens it says how it uses that record
- * (ConfigurationUse). Serving instances hold a lease (a row or document renewed every
- * LEASE_RENEW_MS, removed on a clean shutdown): an instance whose configuration differs from that
- * of a live lease does not start. See docs/configuration.md, "Changing the sites or the deadlines".
- * What each use does is decided once for both stores (configuration-use.ts), over
- * what each gives (ConfigurationStorage).
- */
+// One configuration per store, the sites and deadlines its kept state is made for, held by the
+// serving instances' leases (docs/configuration.md, "Changing the sites or the deadlines").
 
 /** What the derived state of a store is made for: TRACER_SITES and STAGE_DEADLINES. */
 export interface StoreConfiguration {
@@ -22,27 +15,17 @@ export interface StoreConfiguration {
 }
 
 /**
- * How opening the store treats its configuration:
- * - `adopt` (a server's start): refused when a live instance has another configuration; otherwise
- *   records this one and makes the kept audit and output texts again if they were made otherwise.
- * - `write` (commands that write records: seed, import): refused when the store records another
- *   configuration; brings the kept state up to date with this release, as a server would.
- * - `read` (commands that read: audit): refused when the store records other sites; writes
- *   nothing, whatever it finds. Other deadlines are no reason to refuse: what is kept for a
- *   window read (a report, or a fixed audit) holds no deadline, and `stuck` is judged as it is
- *   read, so such a command audits honestly under its own deadlines.
- * - `ignore` (users): compares nothing and writes nothing but what the command itself writes.
- * - `take-over` (`tracer take-over`, an operator's explicit act): removes the leases of instances
- *   that stopped without removing theirs (lapsed, see leaseStanding), never a live one's, so that
- *   the next start may record another configuration; writes nothing else.
+ * How opening the store treats its configuration: `adopt` (a server's start) is refused beside a live
+ * instance of another, else records its own and makes the kept state again; `write` (seed, import) is
+ * refused when the store records another, and brings the kept state up to date; `read` (audit) is refused
+ * for other sites, never other deadlines (a report holds none, `stuck` is judged as read), and writes
+ * nothing; `ignore` (users) compares nothing; `take-over` removes the lapsed leases, never a live one.
  */
 export type ConfigurationUse = 'adopt' | 'write' | 'read' | 'ignore' | 'take-over'
 
-/** How a process opens a store as to its configuration, and what it is told: the same on both stores. */
 export interface ConfigurationOptions {
-  /** How it treats the store's configuration: `adopt` unless given (a server's start; the primary of several workers opens the store so). Commands say what they do. */
+  /** `adopt` unless given (a server's start, or the primary of several workers). */
   configuration?: ConfigurationUse
-  /** A serving instance: holds a lease with its configuration while the store is open. */
   instance?: Instance
   /** Told when the start changed the store's configuration or made its kept state again. */
   notify?: (line: string) => void
@@ -50,15 +33,10 @@ export interface ConfigurationOptions {
   lost?: (error: ConfigurationConflictError) => void
 }
 
-/** How often a serving instance renews its lease. */
 export const LEASE_RENEW_MS = 5_000
-/**
- * A lease not renewed for this long, whose holder does not run on this host, is lapsed: its
- * instance stopped without removing it (killed, or its host lost), or cannot be seen to run.
- */
+/** A lease not renewed for this long, whose holder cannot be seen to run on this host, is lapsed. */
 export const LEASE_EXPIRES_MS = 4 * LEASE_RENEW_MS
 
-/** A serving instance, as its lease names it. */
 export interface Instance {
   id: string
   host: string
@@ -74,37 +52,22 @@ export interface LeaseRecord {
   renewedAt: number
 }
 
-/**
- * What each store gives the one resolution of its configuration and the renewal of its leases
- * (configuration-use.ts): reads and writes, no decision. SQLite answers at once, on
- * the connection it was made on; MongoDB with promises.
- */
+/** What each store gives configuration-use.ts: reads and writes, no decision. */
 export interface ConfigurationStorage {
-  /** The store's record of its configuration, as stored (recordedIn reads it). */
+  /** As stored (recordedIn reads it). */
   stored(): Maybe<StoredConfiguration>
-  /** Records `configuration` as the store's. */
   record(configuration: StoreConfiguration): Maybe<void>
-  /** Every instance's lease. */
   leases(): Maybe<LeaseRecord[]>
-  /** Writes an instance's lease with its configuration, or renews it, as renewed at `renewedAt`. */
   putLease(instance: Instance, configuration: StoreConfiguration, renewedAt: number): Maybe<void>
   /** Removes a lease; given `renewedAt`, only if it was not renewed since it was read so. */
   removeLease(id: string, renewedAt?: number): Maybe<void>
-  /**
-   * Runs a start's checks and writes as one: SQLite in one IMMEDIATE transaction (of two instances
-   * starting together, the second sees the first's lease); MongoDB as they come, each write one
-   * document's (the lease is written before the others are read: see takeLease, configuration-use.ts).
-   */
+  /** A start's checks and writes as one: SQLite in one IMMEDIATE transaction; MongoDB as they come (see takeLease). */
   atomically<T>(work: () => Maybe<T>): Maybe<T>
   /** Whether `error` says the store cannot be written now (SQLite: a file it could only open read-only). */
   cannotWrite?(error: unknown): boolean
 }
 
-/**
- * The store's record of its configuration, as stored: its own (`configuration`), or on a store an
- * earlier release kept the audit of, the signatures that audit was made under (`facts`, which hold
- * its sites; `looks`, its deadlines).
- */
+/** The store's own record (`configuration`), or on a store of an earlier release, its audit's signatures (sites in `facts`, deadlines in `looks`). */
 export interface StoredConfiguration {
   configuration?: unknown
   facts?: unknown
@@ -158,11 +121,7 @@ export function differences(
 
 export const sameConfiguration = (a: StoreConfiguration, b: StoreConfiguration) => differences(a, b).length === 0
 
-/**
- * Whose configuration a process's is held against: a live instance (named), an instance whose
- * lease lapsed, the store's record as a command meets it, or as a serving instance finds it
- * changed under it (`taken-over`).
- */
+/** Whose configuration a process's is held against: a live instance, a lapsed lease, the store's record, or that record changed under a serving instance. */
 export type ConflictWith = Instance | { lapsed: LeaseRecord } | 'store' | 'taken-over'
 
 function conflictWords(where: ConflictWith): { whose: string; what: string } {
@@ -178,10 +137,7 @@ function conflictWords(where: ConflictWith): { whose: string; what: string } {
   return { whose: `on a live instance of this store (pid ${where.pid} on ${where.host})`, what: 'to change it, stop every instance, then start one with the new setting' }
 }
 
-/**
- * The refusal when `here` is not `there` in `settings`, naming the first setting that differs and
- * both values; `where` says whose `there` is.
- */
+/** The refusal when `here` is not `there` in `settings`, naming the first setting that differs; `where` says whose `there` is. */
 export function conflictOf(
   here: StoreConfiguration,
   there: StoreConfiguration,
@@ -216,7 +172,6 @@ function safeParse(text: string): unknown {
   }
 }
 
-/** A line for the operator when a start changed the store's configuration. */
 export function adoptedLine(from: StoreConfiguration, to: StoreConfiguration): string {
   const changed = differences(to, from).map(({ setting, here, there }) => `${setting} ${there} -> ${here}`)
   return `The store's configuration changed (${changed.join('; ')}): its kept audit and output texts are made again for it.`

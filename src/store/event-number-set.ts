@@ -7,17 +7,11 @@ const FIRST_LIST_CAPACITY = 16
 /** The low parts of a bucket's numbers: a sorted list while there are few, a bitmap once there are many. */
 type Bucket = { list: Uint16Array; size: number } | { bitmap: Uint8Array }
 
-/**
- * A set of integers (event numbers, any safe integer) kept as Roaring bitmaps keep theirs: two to
- * four bytes a number in sorted lists that grow by doubling, one bit a number where they run close
- * together, where a `Set` spends twenty or more bytes a number and a new hash table each time it
- * fills. A window read remembers every event it has sent in one of these (see pages.ts): a year's
- * window stays small enough to hold per read, and growing it leaves next to no garbage.
- */
+/** Safe integers kept as Roaring bitmaps do, in a fraction of a `Set`'s twenty bytes a number: a window read remembers each event sent. */
 export class EventNumberSet {
   readonly #buckets = new Map<number, Bucket>()
 
-  /** Adds `n`: true if it was not in the set, false if it was (the only question a read asks). */
+  /** Adds `n`: true if it was not in the set. */
   add(n: number): boolean {
     const high = Math.floor(n / BUCKET_SPAN)
     const low = n - high * BUCKET_SPAN
@@ -57,7 +51,6 @@ export class EventNumberSet {
   }
 }
 
-/** Sets bit `low`: true if it was clear. */
 function setBit(bitmap: Uint8Array, low: number): boolean {
   const mask = 1 << (low & 7)
   const byte = bitmap[low >>> 3]!

@@ -7,17 +7,14 @@ export type Adapter<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R | Promise<R> : never
 }
 
-type CollectionName = 'users' | 'events' | 'traces' | 'datatrail' | 'heartbeats' | 'views' | 'transitions' | 'audits' | 'verdictChanges' | 'firstStart'
+const COLLECTIONS = ['users', 'events', 'traces', 'datatrail', 'heartbeats', 'views', 'transitions', 'audits', 'verdictChanges', 'firstStart'] as const
+type CollectionName = (typeof COLLECTIONS)[number]
 
 export type AdapterCollections = { [K in CollectionName]: Adapter<Store[K]> }
 
-/** What an adapter provides; guardedStore turns it into the port. */
 export interface StoreAdapter {
   readonly kind: Store['kind']
-  /**
-   * The collections to use now. SQLite makes new ones when it reopens its file; MongoDB has none
-   * until it is connected, and throws StoreUnavailableError instead.
-   */
+  /** The collections to use now: SQLite makes new ones when it reopens; MongoDB throws StoreUnavailableError until connected. */
   collections(): AdapterCollections
   ping(): unknown
   close(): Promise<void>
@@ -25,15 +22,11 @@ export interface StoreAdapter {
   mapError(error: unknown): unknown
 }
 
-/**
- * The port over an adapter: one wrapper around each collection maps the adapter's errors and reports
- * each operation to the observer, so an adapter method added to the port needs nothing here.
- * Wrappers are made on first use of each method, then reused: nothing is allocated per call.
- */
+/** The port over an adapter: a wrapper made for each method on first use maps errors and reports the operation. */
 export function guardedStore(adapter: StoreAdapter, locks?: LockWaits, keptAudit: KeptAuditState = KEPT_AUDIT_MADE): Store {
   const observers: StoreObserver[] = []
 
-  /** An operation; one that finds another process's lock waits for it between tries (`locks`), unless it is the readiness probe. */
+  /** An operation; one that finds another process's lock waits it out (lock-waits.ts), unless it is the readiness probe. */
   const run = async <T>(operation: string, work: () => T | Promise<T>, waitForLocks = true): Promise<T> => {
     const started = observers.length === 0 ? 0 : performance.now()
     let failure: { error: unknown } | undefined
@@ -41,7 +34,6 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits, keptAudit
       try {
         return await work()
       } catch (error) {
-        // Another process's lock: waited out between tries, off the event loop (lock-waits.ts).
         if (locks === undefined || !waitForLocks || !locks.isLocked(error)) throw error
         return await locks.retry(work, error)
       }
@@ -81,16 +73,7 @@ export function guardedStore(adapter: StoreAdapter, locks?: LockWaits, keptAudit
 
   return {
     kind: adapter.kind,
-    users: guarded('users'),
-    events: guarded('events'),
-    traces: guarded('traces'),
-    datatrail: guarded('datatrail'),
-    heartbeats: guarded('heartbeats'),
-    views: guarded('views'),
-    transitions: guarded('transitions'),
-    audits: guarded('audits'),
-    verdictChanges: guarded('verdictChanges'),
-    firstStart: guarded('firstStart'),
+    ...(Object.fromEntries(COLLECTIONS.map((name) => [name, guarded(name)])) as { [K in CollectionName]: Store[K] }),
     keptAudit,
     // /ready answers at once: a store another process holds locked is not ready to write now.
     ping: () => run('ping', () => adapter.ping(), false).then(() => undefined),

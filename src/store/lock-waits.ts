@@ -1,12 +1,4 @@
-/**
- * How a store's operations wait for a lock another process holds (SQLite's write lock: another
- * instance's transaction, `tracer import`, a `sqlite3` shell in BEGIN IMMEDIATE): between tries,
- * never on the event loop. Each try finds the lock taken at once (the connection waits for no
- * lock itself), so while one client's write waits, every other request, /health and reads
- * included, is served. However many operations wait, one probe at a time asks whether the lock is
- * free; when it is, they all try again. An operation still locked out after the store's wait
- * budget fails with the lock's error, which the store reports as unavailable (503, Retry-After).
- */
+/** How operations wait out another process's lock off the event loop, with one probe however many wait, until a budget (503). */
 export interface LockWaitOptions {
   /** How long one operation may wait in all: SQLITE_BUSY_TIMEOUT_MS. */
   budgetMs: number
@@ -14,7 +6,6 @@ export interface LockWaitOptions {
   isLocked: (error: unknown) => boolean
   /** Throws a lock error while the lock is taken; returns once it could be had (and has given it back). */
   probe: () => void
-  /** The clock and the pause between probes: injected by tests. */
   now?: () => number
   pause?: (ms: number) => Promise<void>
 }
@@ -39,16 +30,11 @@ export class LockWaits {
     this.#options = { now: () => performance.now(), pause: pauseFor, ...options }
   }
 
-  /** Whether `error` is the lock another process holds: what `retry` waits out. */
   isLocked(error: unknown): boolean {
     return this.#options.isLocked(error)
   }
 
-  /**
-   * `work`, which has just failed with the lock error `error`, tried again each time the lock is
-   * found free, until it succeeds, fails otherwise, or the budget is spent (then `error`, the last
-   * lock error). Called only after a lock error: an operation that finds no lock pays nothing here.
-   */
+  /** `work`, which just failed with the lock error `error`, tried again each time the lock is free, until the budget is spent. */
   async retry<T>(work: () => T | Promise<T>, error: unknown): Promise<T> {
     const { budgetMs, isLocked, now } = this.#options
     const giveUpAt = now() + budgetMs
@@ -68,15 +54,11 @@ export class LockWaits {
     }
   }
 
-  /**
-   * Settles once every operation that met the lock has ended (landed, or given up at its budget):
-   * a store closing waits for them, so a write in flight when a server stops still lands.
-   */
+  /** Settles once every operation that met the lock has ended: a closing store waits, so a write in flight still lands. */
   settled(): Promise<void> {
     return this.#retrying === 0 ? Promise.resolve() : new Promise((resolve) => this.#settled.push(resolve))
   }
 
-  /** Whether the lock was found free before `giveUpAt`. */
   async #freeBefore(giveUpAt: number): Promise<boolean> {
     const { now, pause } = this.#options
     this.#waiting++

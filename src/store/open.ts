@@ -13,22 +13,15 @@ function mongoSettings(config: Config, { rebuild: _sqliteOnly, rebuildAfter: _sq
   return { url: config.MONGODB_URL, dbName: config.MONGODB_DB, sites: config.TRACER_SITES, deadlines: config.STAGE_DEADLINES, ...use }
 }
 
-/** How a process uses the store: its configuration (store/configuration.ts), what it is told, when it rebuilds, how it opens. */
 export interface StoreUse extends ConfigurationOptions {
   /**
-   * When output texts and a kept audit that are due are made again (SQLite, sqlite/kept-audit-rebuild.ts):
-   * before the store is handed over unless told otherwise; a server's while it serves (the texts
-   * first); the primary of several workers leaves them to the workers after the first batch.
-   * MongoDB makes its audit before its store serves, whatever this says (it keeps no texts).
+   * When SQLite makes due output texts and kept audit again: before handing the store over unless told otherwise; a server's
+   * while it serves; a primary leaves them to its workers after one batch. MongoDB makes its audit before it serves, always.
    */
   rebuild?: 'before-open' | 'while-serving' | 'left'
   /** SQLite, `while-serving`: the batches left wait for this (a server's listening) before the first. */
   rebuildAfter?: Promise<void>
-  /**
-   * `read-only` for a command that only reads (with `read` or `ignore`): SQLite opens the file so
-   * that nothing can be written, and refuses a schema older than this code's rather than upgrade it;
-   * MongoDB creates no missing index.
-   */
+  /** `read-only` for a command that only reads: SQLite opens the file so, refusing an older schema; MongoDB creates no missing index. */
   access?: 'read-write' | 'read-only'
 }
 
@@ -39,7 +32,7 @@ export interface OpenOptions extends StoreUse {
   log?: (message: string) => void
 }
 
-/** The store chosen by TRACER_STORE, ready to use: for commands, and a SQLite server (whose kept audit may still be made, see StoreUse.rebuild). */
+/** The store chosen by TRACER_STORE, ready to use (a SQLite server's kept audit may still be made: StoreUse.rebuild). */
 export async function openStore(config: Config, { whenMissing = 'create', log = toStderr, ...use }: OpenOptions = {}): Promise<Store> {
   switch (config.TRACER_STORE) {
     case 'sqlite': {
@@ -60,21 +53,11 @@ export interface ServingStore {
   store: Store
   /** Resolves once the store serves and is prepared; rejects with an error that waiting cannot fix. */
   connected: Promise<void>
-  /**
-   * The server calls it once it listens: what the start left for while it serves (SQLite's
-   * batches of output texts and kept audit) begins then, so none of it runs between the steps of
-   * the app's start and holds the listening up.
-   */
+  /** The server calls it once it listens: SQLite's batches left for serving begin then, holding no step of the start up. */
   listening: () => void
 }
 
-/**
- * The store for a server, which listens whatever the database does. SQLite is opened, migrated and
- * prepared before this resolves; output texts and a kept audit it must make again are made while it
- * serves, after one batch at open. MongoDB connects in the background, retrying for as long as it
- * does not answer (each retry goes to `log`); its store answers 503 until then, and `prepare`
- * (start-up work that needs the store) runs once it serves.
- */
+/** A server's store, listening whatever the database does: SQLite prepared before this resolves; MongoDB retried in the background (503, `log`). */
 export async function openStoreForServing(
   config: Config,
   { log, prepare, ...use }: { log: (message: string) => void; prepare: (store: Store) => Promise<void> } & Pick<StoreUse, 'notify' | 'lost'>

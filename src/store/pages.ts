@@ -4,16 +4,7 @@ import { EventNumberSet } from './event-number-set.js'
 /** Waits for the turn to read a page, resolving to the function that ends it (see window-reads.ts). */
 export type PageTurn = () => Promise<() => void>
 
-/**
- * A window read in keyset pages, each continuing after the last event of the one before: only one
- * page is held at a time, and a page costs the same at any depth. With `turn`, each page is read
- * in a turn of the service's fair queue of expensive reads.
- *
- * Each event is yielded once. An event re-posted with a later time while the read goes on moves
- * past where it was read and would be met again: the numbers of the events yielded are remembered
- * (about two bytes each, for the length of the read: see EventNumberSet) and a second meeting is
- * dropped. The element already sent is the event as it stood when it was read.
- */
+/** A window read in keyset pages (each in a turn of the fair queue given `turn`), yielding each event once though a re-post moves it ahead. */
 export async function* keysetPages<T>(
   readPage: (after: EventPosition | undefined, limit: number) => Promise<T[]>,
   positionOf: (row: T) => EventPosition,

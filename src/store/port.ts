@@ -23,11 +23,7 @@ import type { KeptAuditState } from '../kept-audit/rebuild.js'
 import type { TimeWindow } from '../domain/time-window.js'
 import type { WrittenStatus } from '../vocabulary.js'
 
-/**
- * The storage port: the store's collections, the reads that span several of them, and the store's
- * own life. Routes and commands see only this; every query language lives in exactly one adapter.
- * Every operation may reject with StoreUnavailableError (the store cannot be used now; try later).
- */
+/** The storage port, all routes and commands see. Every operation may reject with StoreUnavailableError (try later). */
 export interface Store {
   readonly kind: 'sqlite' | 'mongodb'
   readonly users: UserCollection
@@ -54,7 +50,6 @@ export interface UserCollection {
   /** False when a user of that name exists already. */
   create(user: NewUserRecord): Promise<boolean>
   find(name: string): Promise<UserRecord | null>
-  /** By name. */
   list(): Promise<UserRecord[]>
   count(): Promise<number>
   /** This and the following resolve to false when there is no such user. */
@@ -72,10 +67,7 @@ export interface EventCollection {
   find(eventNo: number): Promise<EventRecord | null>
   /** The events of these numbers that are stored, each once, in no particular order: one read, not one a number. */
   findMany(eventNos: readonly number[]): Promise<EventRecord[]>
-  /**
-   * One page in (event time, event_no) order, ascending or descending, an index range scan: each
-   * event as `/v1/events` outputs it for the configured sites.
-   */
+  /** One page in (event time, event_no) order, an index range scan: each event as `/v1/events` outputs it. */
   page(query: EventPageQuery): Promise<OutputRow[]>
 }
 
@@ -83,26 +75,16 @@ export interface TraceCollection {
   /** Creates the trace with every key of the configured sites `incomplete` unless one exists. */
   create(eventNo: number, now: number): Promise<void>
   /**
-   * Sets one key and bumps update_timestamp, creating the trace first when missing. When the stored
-   * value changes, the transition `{key, from, to, at: now, by}` is recorded in the same atomic
-   * write: no change without its transition, no transition without its change. Concurrent updates
-   * of different keys never lose one. Resolves to whether the value changed.
+   * Sets one key and bumps update_timestamp, creating the trace when missing; a change records its transition in the same
+   * atomic write, and concurrent updates of different keys never lose one. Resolves to whether the value changed.
    */
   setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean>
   find(eventNo: number): Promise<TraceRecord | null>
   /** The recorded transitions of one event's trace, oldest first: by `at`, then the order of writing. */
   history(eventNo: number): Promise<TransitionRecord[]>
-  /**
-   * Part of that history, in the same order: at most `limit` transitions after `after` (from the
-   * first with null), and where the next part starts. A part costs the same at any depth. No total:
-   * keeping a count beside the history cost every update-trace a page of its own (a WAL frame a
-   * commit), and counting it per part is what made a deep part cost O(history).
-   */
+  /** At most `limit` transitions after `after` (null: from the first). No total: kept, it cost each write a WAL frame; counted, O(history). */
   historyPage(eventNo: number, after: HistoryPosition | null, limit: number): Promise<HistoryPage>
-  /**
-   * Adds transitions recorded elsewhere to the history of traces that exist, in the order given,
-   * without changing the traces (bulk loading: the demo data). Resolves to how many were added.
-   */
+  /** Adds transitions recorded elsewhere to existing traces' history, changing no trace (bulk loading); resolves to how many. */
   record(transitions: readonly FeedTransition[]): Promise<number>
   /** Inserts or replaces whole trace documents (bulk loading); one transaction. */
   upsert(traces: readonly TraceRecord[]): Promise<number>
@@ -116,78 +98,49 @@ export interface DatatrailCollection {
 export interface HeartbeatCollection {
   /** Inserts heartbeats; a heartbeat_id already stored is left as it is. Resolves to the number new. */
   add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number>
-  /**
-   * One event's heartbeats with a heartbeat_id above `afterId` (all with null), at most `limit`, by
-   * heartbeat_id; how many the event has in all, and when the latest of them was stored (0: none).
-   */
+  /** One event's heartbeats with a heartbeat_id above `afterId` (null: all), at most `limit`, by heartbeat_id. */
   page(eventNo: number, afterId: number | null, limit: number): Promise<HeartbeatPage>
 }
 
-/**
- * The one thing a server's first start may do to the data: give a store it created itself the demo
- * data set. Only such a store may receive it, never one that holds data of any kind: the demo's
- * events are numbered from 1 and would replace real ones.
- */
+/** The demo data set, only ever for a store a server's start created: its events are numbered from 1 and would replace real ones. */
 export interface FirstStart {
   /** Whether a server's start created this store and it still awaits its demo data (a quick look; seedDemo decides). */
   awaitsDemo(): Promise<boolean>
   /**
-   * In one transaction, so that a start killed half way leaves the store as it was (and the next
-   * start seeds it): when a server's start created this store and it still waits for its demo data,
-   * ends the wait, and writes `load()` (heartbeats stored at `now`, seconds) unless the store holds
-   * an event, trace, datatrail member or heartbeat by then. Of several instances starting on one new
-   * store, one seeds.
+   * In one transaction, so a start killed half way leaves the store as it was: ends the wait, and writes `load()` (heartbeats
+   * stored at `now`, s) unless the store holds a record by then. Of several instances starting on one new store, one seeds.
    */
   seedDemo(load: () => BulkLoad, now: number): Promise<DemoSeeding>
 }
 
-/**
- * `seeded`; `holds-data`: the store was made for the demo but something wrote data into it first
- * (an import), so the demo was not written; `not-awaited`: the store was not created by a server's
- * start, was seeded already, or never receives a demo (MongoDB: the pipeline's own collections).
- */
+/** `holds-data`: something (an import) wrote first; `not-awaited`: not made by a server's start, seeded already, or never seeded (MongoDB). */
 export type DemoSeeding = 'seeded' | 'holds-data' | 'not-awaited'
 
-/** Part of one event's history, and what is known of it all. */
 export interface HistoryPage {
   transitions: TransitionRecord[]
   /** The position of the last transition of the part when more follow it; null at the end. */
   next: HistoryPosition | null
 }
 
-/** Part of one event's heartbeats, and what is known of them all. */
+/** Part of one event's heartbeats, how many it has in all, and when the latest was stored (0: none). */
 export interface HeartbeatPage {
   heartbeats: HeartbeatRecord[]
   total: number
   latestUpdate: number
 }
 
-/** Reads that join several collections. */
 export interface StoreViews {
-  /**
-   * Everything stored of one event: from one snapshot where the store has snapshots. With
-   * `heartbeatLimit`, only that many heartbeats (the lowest heartbeat_ids); `heartbeatTotal` counts them all.
-   */
+  /** Everything stored of one event, from one snapshot where the store has them; `heartbeatLimit` keeps the lowest heartbeat_ids. */
   eventParts(eventNo: number, options?: { heartbeatLimit?: number }): Promise<EventParts>
-  /**
-   * Events of the window whose actions ask for baseband data, strictly after `after`, ascending by
-   * (event time, event_no), at most `limit`: each as its baseband-callback element, with its trace
-   * as clients read it when there is one.
-   */
+  /** The window's events that ask for baseband data, strictly after `after` by (event time, event_no): each as its baseband-callback element. */
   callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<OutputRow[]>
-  /**
-   * The same events as callbackPage, each with its trace, datatrail members, heartbeats and
-   * transitions: what the audit and stage latency read, in a few range scans a page.
-   */
+  /** The same events as callbackPage with the records the audit and stage latency read, in a few range scans a page. */
   windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]>
 }
 
-/**
- * Every transition written through any instance sharing the store, in the order written: the
- * source of the live stream. A position is opaque to callers; it only moves forward.
- */
+/** Every transition written through any instance sharing the store, in the order written; a position is opaque and only moves forward. */
 export interface TransitionFeed {
-  /** Where the feed stands: transitions written from now on come after this position. */
+  /** Transitions written from now on come after this position. */
   position(): Promise<number>
   /** Transitions written after `position`, in the order written, at most `limit`, and the position after them. */
   since(position: number, limit: number): Promise<FeedPage>
@@ -207,18 +160,12 @@ export interface VerdictFeed {
 /** Told of every store operation: its name (`users.find`, `ping`), duration and outcome (with the error, as the port throws it, when it failed). */
 export type StoreObserver = (operation: string, seconds: number, ok: boolean, error?: unknown) => void
 
-/**
- * There is no store where the configuration points: a command that only reads (or changes what
- * exists) refuses to create one, so that a mistyped path is an error, not an empty all-clear.
- */
+/** No store where the configuration points, for a command that must not create one: a mistyped path is an error, not an empty all-clear. */
 export class StoreMissingError extends Error {
   override name = 'StoreMissingError'
 }
 
-/**
- * The store's schema is older than this code's, and the process opened it only to read: it
- * refuses rather than upgrade a store it promised not to write.
- */
+/** The store's schema is older than this code's, and a process that opened it only to read will not upgrade it. */
 export class StoreOutdatedError extends Error {
   override name = 'StoreOutdatedError'
 }

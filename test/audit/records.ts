@@ -1,6 +1,6 @@
 import t from 'tap'
 import { auditedEventRecord } from '../../src/domain/audit/audited-event.js'
-import { countInSummary, emptySummary } from '../../src/domain/audit/verdict.js'
+import { countInSummary, emptySummary } from '../../src/domain/audit/rules.js'
 import { audit, completeTrace, heartbeat, HOUR, registered, T0, trace } from './fixtures.js'
 import { wireErrors } from './wire.js'
 

@@ -1,19 +1,16 @@
+import type { EventRecord } from '../records.js'
 import { classificationIn } from '../events.js'
-import { factsOf, type KeptEvent, type KeptFacts } from './kept-facts.js'
+import { factsOf, type EventRecords, type KeptEvent, type KeptFacts } from './kept-facts.js'
 import { auditOfReport, reportBody } from './kept-report.js'
 import { requestedSites } from './requested-sites.js'
 import type { AuditSettings, EventAudit } from './audited-event.js'
-import type { AuditedParts } from './site-facts.js'
 
 export type { AuditSettings, EventAudit } from './audited-event.js'
 
-/**
- * One event held against its datatrail, its heartbeats and the clock, from its facts (kept by the
- * store, or made from its records): its report, audited at the settings' clock, as a window read
- * audits a kept report. Only the requested sites are audited; an event that requested none
- * (`sites` empty) has nothing to audit but the classification, and callers that must refuse it
- * (404) can tell by that.
- */
+/** One event's records as stored, whoever wrote them; transitions in any order. */
+export type AuditedParts = Omit<EventRecords, 'event'> & { event: Pick<EventRecord, 'timestamp' | 'actions' | 'tsar_classification'> }
+
+/** One event's facts audited at the settings' clock; `sites` empty tells a caller that must refuse such an event (404). */
 export function auditFacts(facts: KeptFacts, event: Pick<KeptEvent, 'timestamp' | 'requested' | 'tsar_classification'>, settings: AuditSettings): EventAudit {
   return auditOfReport({ ...reportBody(facts, event, settings.sites), event }, settings)
 }

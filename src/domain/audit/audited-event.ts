@@ -4,7 +4,6 @@ import type { EventRecord } from '../records.js'
 import type { StageDeadlines } from '../stage-deadlines.js'
 import { toIsoUtc } from '../time-window.js'
 
-/** The wire record of an audited event. */
 export function auditedEventRecord(
   event: Pick<EventRecord, 'event_no' | 'timestamp' | 'snr' | 'known_source_name'>,
   audit: EventAudit
@@ -18,7 +17,6 @@ export function auditedEventRecord(
   }
 }
 
-/** What an audit is made with besides an event's facts: the sites, the deadlines and the clock. */
 export interface AuditSettings {
   /** The configured sites; the first is the primary one. */
   sites: Sites
@@ -27,5 +25,4 @@ export interface AuditSettings {
   now: number
 }
 
-/** An event's audit: the sites audited, the verdict and the findings behind it. */
 export type EventAudit = Pick<AuditedEvent, 'sites' | 'verdict' | 'findings'>

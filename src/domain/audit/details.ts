@@ -1,9 +1,6 @@
 import { CLASSIFICATION_STAGE, type PipelineStage, type Stage } from '../../vocabulary.js'
 
-/**
- * The `detail` sentence of each rule, worded once: the stage or record that holds, `but` (or
- * `while`) the one that contradicts it, with the figures. No final period, as in a log line.
- */
+/** Each rule's `detail`, worded once: what holds, `but` (or `while`) what contradicts it; no final period, as in a log line. */
 export const details = {
   stuck: (stage: PipelineStage, site: string | null, elapsedMs: number, deadlineMs: number) =>
     `${stageAt(stage, site)} incomplete ${elapsed(elapsedMs)} after the event; deadline ${duration(deadlineMs)}`,

@@ -6,15 +6,13 @@ import { storedStatus } from '../trace.js'
 import { classificationIn } from '../events.js'
 import { requestedSites } from './requested-sites.js'
 
-/** What the rules read of a site's datatrail member: whether it is registered, and its file counts. */
+/** What the rules read of a site's datatrail member; `missing_files` counts the files it lists as missing. */
 export interface MemberFacts {
   registered: boolean
   num_files: number
-  /** How many files the member lists as missing. */
   missing_files: number
 }
 
-/** What the rules read of one configured site of an event. */
 export interface KeptSite {
   stages: Record<Stage, StageStatus>
   member: MemberFacts
@@ -24,61 +22,42 @@ export interface KeptSite {
   last_error: { heartbeat_id: number; error: string } | null
 }
 
-/** The event's own part: what the audit reports of it, and the sites it asked for baseband data from. */
 export interface KeptEvent {
   timestamp: number
   snr: number
   known_source_name: string
-  /** The classification the event record holds, when it is one (classificationIn); null otherwise. */
   tsar_classification: string | null
   /** Configured sites the actions ask baseband data from, in configured order. */
   requested: string[]
-  /** Whether the event is listed in the window audit: its actions ask for baseband data (any site, configured or not). */
+  /** In the window audit: its actions ask for baseband data (any site, configured or not). */
   listed: boolean
 }
 
-/**
- * Everything the audit rules read of one event, reduced from its records (event, trace, datatrail,
- * heartbeats and history): a few hundred bytes however many heartbeats and transitions it has. The
- * store keeps it beside the trace and every write that touches the event brings it up to date by
- * the same transaction (the `apply…` functions), so an audit reads one row instead of five
- * collections. `factsOf` makes it from the records: the reference the kept facts are checked against.
- * Kept for every configured site, not only the requested ones, so that an event that asks for
- * another site later needs no other read.
- */
+/** What the rules read of one event, kept up to date by each write (`apply…`), for every configured site; `factsOf` checks it. */
 export interface KeptFacts {
   event_no: number
   /** Null until the event itself is written (a trace or a heartbeat may come first). */
   event: KeptEvent | null
   classification: StageStatus
-  /**
-   * Only the configured sites of which something is known: a site absent here has every stage
-   * incomplete, no member and no heartbeat (`siteFacts` reads it so). Most events ask nothing of
-   * most sites, and leaving them out keeps a row small (see `compact`).
-   */
+  /** Only the configured sites of which something is known, to keep a row small (`compact`; `siteFacts` reads an absent one). */
   sites: Record<string, KeptSite>
   /** When each audited key was first recorded complete (a transition to `complete`), s since the epoch. */
   first_completions: Record<string, number>
 }
 
-const noMember = (): MemberFacts => ({ registered: false, num_files: 0, missing_files: 0 })
-
 function emptySite(): KeptSite {
   const stages = Object.fromEntries(STAGES.map((stage) => [stage, 'incomplete'])) as Record<Stage, StageStatus>
-  return { stages, member: noMember(), last_finished: null, last_error: null }
+  return { stages, member: { registered: false, num_files: 0, missing_files: 0 }, last_finished: null, last_error: null }
 }
 
-/** The facts of an event of which nothing is stored yet. */
 export function emptyFacts(eventNo: number): KeptFacts {
   return { event_no: eventNo, event: null, classification: 'incomplete', sites: {}, first_completions: {} }
 }
 
 const EMPTY_SITE: Readonly<KeptSite> = Object.freeze(emptySite())
 
-/** A configured site's facts, as kept or as a site of which nothing is known. */
 export const siteFacts = (facts: KeptFacts, site: string): Readonly<KeptSite> => (Object.hasOwn(facts.sites, site) ? facts.sites[site]! : EMPTY_SITE)
 
-/** A configured site's facts to change: made when the site had none. */
 function siteToChange(facts: KeptFacts, site: string): KeptSite {
   if (!Object.hasOwn(facts.sites, site)) facts.sites[site] = emptySite()
   return facts.sites[site]!
@@ -92,17 +71,12 @@ const isEmptySite = (site: KeptSite) =>
   site.member.missing_files === 0 &&
   STAGES.every((stage) => site.stages[stage] === 'incomplete')
 
-/**
- * Leaves out the sites of which nothing is known, so that facts have one form however they were
- * reached (the kept facts are compared with those made from the records): every writer stores
- * compacted facts, and `factsOf` makes them so.
- */
+/** Leaves out the sites of which nothing is known: kept facts are compared with those made from the records, so they need one form. */
 export function compact(facts: KeptFacts): KeptFacts {
   for (const [site, kept] of Object.entries(facts.sites)) if (isEmptySite(kept)) delete facts.sites[site]
   return facts
 }
 
-/** The audited key a trace key is: the classification, or a stage at a configured site. */
 type AuditedKey = { site: null } | { site: string; stage: Stage }
 
 const keyMaps = new WeakMap<Sites, Map<string, AuditedKey>>()
@@ -117,10 +91,8 @@ function auditedKeys(sites: Sites): Map<string, AuditedKey> {
   return keys
 }
 
-/** Whether a trace key is one the audit reads. */
 export const isAuditedKey = (key: string, sites: Sites) => auditedKeys(sites).has(key)
 
-/** What the facts read of an event record. */
 export type FactsOfEvent = Pick<EventRecord, 'timestamp' | 'snr' | 'known_source_name' | 'tsar_classification' | 'actions' | 'baseband_requested'>
 
 export function applyEvent(facts: KeptFacts, event: FactsOfEvent, sites: Sites): void {
@@ -181,7 +153,6 @@ export function applyHeartbeat(facts: KeptFacts, stored: HeartbeatInput | Record
   if (error !== '' && (site.last_error === null || id > site.last_error.heartbeat_id)) site.last_error = { heartbeat_id: id, error }
 }
 
-/** Everything stored of one event, as the rules read it. */
 export interface EventRecords {
   event: FactsOfEvent | null
   trace: TraceRecord | null
@@ -201,5 +172,3 @@ export function factsOf(eventNo: number, records: EventRecords, sites: Sites): K
   for (const { heartbeat } of records.heartbeats) applyHeartbeat(facts, heartbeat, sites)
   return compact(facts)
 }
-
-// What kept facts are made under (the sites, and a digest of this code's reductions): signature.ts.

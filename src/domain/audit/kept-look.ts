@@ -5,12 +5,7 @@ import { auditedEventRecord } from './audited-event.js'
 import type { KeptFacts } from './kept-facts.js'
 import { auditOfReport, reportOf, type KeptReport } from './kept-report.js'
 
-/**
- * What the store keeps of an event's audit besides its facts, to find it by and to tell a change:
- * the verdict and the stuck stages as of the last look (a write, or the deadline check), and when
- * the next deadline passes. An event that is not in the audit (not stored, or asking for no
- * baseband data) has no verdict and nothing due.
- */
+/** What the store keeps to find an event by and tell a change: verdict, stuck stages, next deadline; none outside the audit. */
 export interface KeptLook {
   verdict: AuditVerdict | null
   /** ms since the epoch; null when no deadline of an incomplete stage is ahead. */
@@ -23,7 +18,6 @@ export const NOT_AUDITED: KeptLook = { verdict: null, due_at: null, stuck: [] }
 
 const stuckKey = (site: string | null, stage: string | null) => `${site ?? ''}/${stage ?? ''}`
 
-/** A look at kept facts, with the report and audit it was made from (null when the event is not audited). */
 export interface Look {
   look: KeptLook
   report: KeptReport | null
@@ -39,7 +33,6 @@ export function lookAt(facts: KeptFacts, settings: AuditSettings): Look {
   return { look: { verdict: audit.verdict, due_at: nextDeadline(report, settings), stuck }, report, audit }
 }
 
-/** The earliest deadline after `now` of a stage still pending. */
 function nextDeadline({ pending, event }: KeptReport, { deadlines, now }: AuditSettings): number | null {
   let next: number | null = null
   for (const [, stage] of pending) {
@@ -49,16 +42,10 @@ function nextDeadline({ pending, event }: KeptReport, { deadlines, now }: AuditS
   return next
 }
 
-/** Whether two looks differ in what the store keeps of them. */
 export const sameLook = (a: KeptLook, b: KeptLook) =>
   a.verdict === b.verdict && a.due_at === b.due_at && a.stuck.length === b.stuck.length && a.stuck.every((key, index) => key === b.stuck[index])
 
-/**
- * What the live stream says of a look that replaced `before`: a change of verdict, stages newly
- * stuck, or (when the caller knows the sites the event asked before, `sitesBefore`) a change of
- * its requested sites, so that a stream filtered by a site hears an event leave or enter it.
- * Null when none: a write that moved nothing the audit reports says nothing.
- */
+/** What the live stream says of a look replacing `before`: a new verdict, stages newly stuck, or moved sites (given `sitesBefore`); null if none. */
 export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, settings: AuditSettings, sitesBefore?: readonly string[]): VerdictChange | null {
   const known = new Set(before.stuck)
   const newlyStuck = after.audit?.findings.filter((found) => found.rule === 'stuck' && !known.has(stuckKey(found.site, found.stage))) ?? []
@@ -82,5 +69,3 @@ export function verdictChange(facts: KeptFacts, before: KeptLook, after: Look, s
   if (left.length > 0) change.left_sites = left
   return change
 }
-
-// What looks are made under (the deadlines, and a digest of this code's rules and forms): signature.ts.

@@ -1,34 +1,20 @@
 import type { AuditFinding, AuditVerdict } from '../../../schemas/audit.js'
 import type { Sites } from '../../vocabulary.js'
-import { auditedEventRecord } from './audited-event.js'
-import type { AuditSettings, EventAudit } from './audited-event.js'
-import { contradictionFindings } from './contradictions.js'
+import { auditedEventRecord, type AuditSettings, type EventAudit } from './audited-event.js'
 import type { KeptEvent, KeptFacts } from './kept-facts.js'
-import { findingOrder } from './findings.js'
-import { eventFacts, everyStageComplete } from './site-facts.js'
-import { pendingStages, stuckFindings, type PendingStage } from './stuck.js'
-import { verdictOf } from './verdict.js'
+import { contradictionFindings, eventFacts, everyStageComplete, findingOrder, pendingStages, stuckFindings, verdictOf, type PendingStage } from './rules.js'
 
-/**
- * What the audit of a window reads of an event: its audit with the clock left out. Everything but
- * `stuck` depends on the records alone, so it is kept as found (`contradictions`); `stuck` depends on
- * the clock and the deadlines, so the stages it may name are kept (`pending`) and held against both
- * when read. A few hundred bytes, a tenth of the facts it is made from: a window read parses only this.
- */
+/** An event's audit with the clock left out (what a window read parses): its contradictions, and the stages `stuck` may name. */
 export interface KeptReport {
   event_no: number
   event: Pick<KeptEvent, 'timestamp' | 'snr' | 'known_source_name'>
-  /** The sites the event asked for, in configured order. */
   sites: string[]
   /** Every finding but `stuck`, in the audit's order. */
   contradictions: AuditFinding[]
-  /** The audited stages still incomplete: site (null for the classification) and stage. */
   pending: PendingStage[]
-  /** Every audited stage is complete. */
   complete: boolean
 }
 
-/** The part of a report that the rules make from the facts. */
 export type ReportBody = Pick<KeptReport, 'sites' | 'contradictions' | 'pending' | 'complete'>
 
 /** What the rules find in the facts of the sites `event` asked for, but `stuck`, which waits for a clock. */
@@ -53,22 +39,14 @@ export function reportOf(facts: KeptFacts, sites: Sites): KeptReport | null {
   }
 }
 
-/**
- * The audit of a report at `settings.now`: its stages held against the clock (`stuck`), with its
- * other findings, in the audit's order, and the verdict they make. The one place an audit is
- * assembled: every read (a window, one event, the reference made from records) comes here.
- */
+/** The audit of a report at `settings.now`: the one place an audit is assembled, for every read and the reference made from records. */
 export function auditOfReport(report: ReportBody & { event: Pick<KeptEvent, 'timestamp'> }, settings: AuditSettings): EventAudit {
   const stuck = stuckFindings(report.pending, settings.now - report.event.timestamp, settings.deadlines)
   const findings = stuck.length === 0 ? report.contradictions : [...stuck, ...report.contradictions].sort(findingOrder(settings.sites.names))
   return { sites: report.sites, verdict: verdictOf(findings, report.complete), findings }
 }
 
-/**
- * The audit of an event that no clock can change (no stage is pending, so nothing can turn stuck),
- * kept as the text a report sends, with what the window's summary and filters read of it: a window
- * read passes it on as it is, with nothing to parse, audit or serialise. Most old events are so.
- */
+/** The audit of an event no clock can change (nothing pending), kept as the text a window read passes on unparsed. */
 export interface FixedAudit {
   event_no: number
   timestamp: number
@@ -77,7 +55,6 @@ export interface FixedAudit {
   json: string
 }
 
-/** What a window read gets of each event: its report, or its fixed audit. */
 export type WindowEntry = KeptReport | FixedAudit
 
 export const isFixed = (entry: WindowEntry): entry is FixedAudit => 'json' in entry

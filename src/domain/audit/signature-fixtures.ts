@@ -1,15 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import { CLASSIFICATION_KEY, siteModel, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import type { EventRecord, TraceRecord } from '../records.js'
+import type { EventRecords } from './kept-facts.js'
 
-/*
- * A fixed set of events that, between them, meet every rule, every verdict and every form a kept
- * audit and an output text take: what signature.ts and outputSignature digest. Add a case when a
- * rule or a form is added; never change one to make a signature stay the same.
- */
+// Events that meet every rule, verdict and form between them: what signature.ts and outputSignature digest. Add a case
+// with a rule or a form; never change one to keep a signature.
 
-/** A short digest of what code made of the fixtures: a signature holds it. */
 export const digestOf = (made: unknown): string => createHash('sha256').update(JSON.stringify(made)).digest('hex').slice(0, 32)
 
 /** The sites the fixtures are made for: a primary site and three others, two of them requested. */
@@ -22,14 +18,8 @@ const HOUR = 60 * MINUTE
 /** When the fixtures are looked at: before, between and after the default deadlines. */
 export const FIXTURE_CLOCKS: readonly number[] = [10 * MINUTE, 30 * MINUTE, 2 * HOUR, 7 * HOUR, 13 * HOUR, 72 * HOUR].map((after) => T0 + after)
 
-/** One event's records in the form the rules read them (EventRecords), with the whole event record. */
-export interface FixtureEvent {
-  event: EventRecord | null
-  trace: TraceRecord | null
-  datatrail: { member: string; value: Record<string, unknown> }[]
-  heartbeats: { heartbeat: HeartbeatInput }[]
-  transitions: { key: string; to: unknown; at: number }[]
-}
+/** One event's records as the rules read them, with the whole event record. */
+export type FixtureEvent = EventRecords & { event: EventRecord | null }
 
 function event(eventNo: number, want: Record<string, boolean>): EventRecord {
   return {

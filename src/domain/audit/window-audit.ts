@@ -2,12 +2,11 @@ import type { AuditedEvent, AuditSummary, AuditVerdict } from '../../../schemas/
 import type { AuditSettings } from './audit-event.js'
 import { auditOfReport, isFixed, type WindowEntry } from './kept-report.js'
 import { auditedEventRecord } from './audited-event.js'
-import { countInSummary, emptySummary } from './verdict.js'
+import { countInSummary, emptySummary } from './rules.js'
 
 /** An audited event of a window: the record, or (a fixed audit) its JSON text already made. */
 export type ListedEvent = AuditedEvent | string
 
-/** A listed event as JSON text: the text a fixed audit is, or the record serialised by `serialize`. */
 export const listedJson = (serialize: (event: AuditedEvent) => string) => (event: ListedEvent) => (typeof event === 'string' ? event : serialize(event))
 
 /** A listed event as its record (the command-line table reads them). */
@@ -16,15 +15,10 @@ export const listedRecord = (event: ListedEvent): AuditedEvent => (typeof event 
 /** What narrows the events a report lists; its summary always counts the whole window. */
 export interface AuditFilters {
   verdict?: AuditVerdict
-  /** Only events that asked for baseband data from this site. */
   site?: string
 }
 
-/**
- * A window audited in one pass, a page at a time, so that a long window is never held whole: each
- * page gives its audited events that pass the filters, and every event of the page is counted into
- * the summary. The summary is whole once the last page is audited.
- */
+/** A window audited a page at a time, never held whole; the summary counts every event, and is whole after the last page. */
 export class WindowAudit {
   readonly summary: AuditSummary = emptySummary()
 
@@ -33,10 +27,7 @@ export class WindowAudit {
     private readonly filters: AuditFilters = {}
   ) {}
 
-  /**
-   * Each event is audited from its kept report at the audit's clock, so a deadline that passed a
-   * moment ago already counts; a fixed audit, which no clock changes, is passed on as its text.
-   */
+  /** Audits each report at the audit's clock, so a deadline just passed counts; a fixed audit is passed on as its text. */
   page(entries: readonly WindowEntry[]): ListedEvent[] {
     const listed: ListedEvent[] = []
     const { verdict, site } = this.filters
