@@ -3,32 +3,24 @@ import type { FeedTransition } from '../../domain/records.js'
 import { HISTORY_FIELD, toFeedTransition } from './transitions.js'
 
 /**
- * What the feed asks of the `trace` collection's change stream: inserts and updates (the writes
- * update-trace makes; replacements are bulk imports, whose history is not new), and invalidations,
- * after which the stream must start again. The server drops everything else of each change but the
- * resume token (`_id`): no `fullDocument` lookup per update (each transition carries its event_no),
- * and of an insert only its history.
+ * Of the `trace` collection's stream, inserts, updates (replacements are bulk imports, whose history
+ * is not new) and invalidations; of each only its history, with no `fullDocument` lookup per update
+ * (each transition carries its event_no).
  */
 export const FEED_PIPELINE: Document[] = [
   { $match: { operationType: { $in: ['insert', 'update', 'invalidate'] } } },
   { $project: { operationType: 1, [`fullDocument.${HISTORY_FIELD}`]: 1, 'updateDescription.updatedFields': 1 } }
 ]
 
+/** `transitions.12`, as an update reports a `$push` onto an existing array. */
 const PUSHED = new RegExp(`^${HISTORY_FIELD}\\.(\\d+)$`)
-
-/** `transitions.12` as an update reports a `$push` onto an existing array: the index, else undefined. */
-function pushedIndex(path: string): number | undefined {
-  const match = PUSHED.exec(path)
-  return match === null ? undefined : Number(match[1])
-}
 
 const lastOf = (history: unknown): unknown[] => (Array.isArray(history) && history.length > 0 ? [history[history.length - 1]] : [])
 
 /**
- * The transitions one change added, in the order written. Every write of this service pushes exactly
- * one, so where a change shows a whole history (the array set for the first time, or a new document)
- * only its last entry is new: a trace copied in with its history from elsewhere adds at most that
- * one to the feed, not all its past. An update by another program shows none.
+ * The transitions one change added, in the order written. Every write of this service pushes one, so
+ * of a whole history (set for the first time, or a new document) only the last is new: a trace copied
+ * in with its history adds at most that one to the feed, not all its past.
  */
 export function transitionsIn(change: Document): FeedTransition[] {
   let added: unknown[] = []
@@ -38,8 +30,8 @@ export function transitionsIn(change: Document): FeedTransition[] {
     const pushed: [number, unknown][] = []
     for (const [path, value] of Object.entries(fields)) {
       if (path === HISTORY_FIELD) added.push(...lastOf(value))
-      const index = pushedIndex(path)
-      if (index !== undefined) pushed.push([index, value])
+      const index = PUSHED.exec(path)?.[1]
+      if (index !== undefined) pushed.push([Number(index), value])
     }
     added.push(...pushed.sort(([a], [b]) => a - b).map(([, value]) => value))
   }

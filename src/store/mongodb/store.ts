@@ -14,26 +14,23 @@ import { MongoKeptDocuments } from './kept-documents.js'
 import { MongoDatatrail } from './datatrail.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
-import { MongoFirstStart } from './first-start.js'
-import { MongoTransitionFeed } from './feed.js'
+import { MongoTransitionFeed, MongoVerdictFeed } from './change-feed.js'
 import { MongoHeartbeats } from './heartbeats.js'
 import { COLLECTIONS, ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
-import { MongoVerdictFeed } from './verdict-feed.js'
 import { HistorySummaryWrites, MongoRecordWrites } from './record-writes.js'
 import { MongoViews } from './views.js'
 
 /** How a store keeps the audit of its events and uses its configuration: all optional, so a caller that has no opinion changes nothing. */
 export interface MongoAuditOptions extends ConfigurationOptions {
-  /** The stage deadlines the kept looks are made with; the defaults when not given. */
+  /** The stage deadlines of the kept looks; the defaults when not given. */
   deadlines?: StageDeadlines
-  /** The store's clock, ms since the epoch: what writes look at the deadlines against. */
+  /** The store's clock, ms since the epoch. */
   now?: () => number
   /**
-   * Whether to follow the writes other programs make straight into the collections (audit-watcher.ts).
-   * A server's store does (connectInBackground); a command's (open) does not unless asked: it lives
-   * for one job, and its own writes keep their audits up to date.
+   * Whether to follow other programs' writes into the collections (audit-watcher.ts): a server's
+   * store does; a command's not unless asked, as it lives for one job whose own writes keep their audits.
    */
   watch?: boolean
   /** Where the watcher says that it stopped working and that it works again. */
@@ -51,7 +48,6 @@ interface Connection {
   watcher: AuditWatcher | undefined
 }
 
-/** The parts of the kept audit one connection uses. */
 function auditParts(db: Db, config: KeeperConfig) {
   const summaries = new HistorySummaryWrites(db)
   const records = new AuditRecords(db, config.sites, summaries)
@@ -76,22 +72,20 @@ function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'v
     transitions: feeds.feed,
     audits: keeper,
     verdictChanges: feeds.verdictFeed,
-    firstStart: new MongoFirstStart()
+    // Never the demo: a new `users` collection says nothing of whether the pipeline's collections hold real data.
+    firstStart: { awaitsDemo: () => false, seedDemo: () => 'not-awaited' }
   }
 }
 
 /**
- * The store on MongoDB, shared by several service instances and the pipeline's own writers. Every
- * write is one atomic single-document operation or one unordered bulk write of idempotent ones,
- * followed by the recompute of the kept audit of the events it touched (the keeper's `keep`, src/kept-audit/keeper.ts); every
- * "database unreachable" error becomes StoreUnavailableError (503), and the driver reconnects by
- * itself, so the service serves again when the database returns. A server makes its store before
- * the database answers (see background.ts): until `serve` it answers unavailable.
+ * The store on MongoDB, shared by several instances and the pipeline's own writers. Every write is
+ * one atomic single-document operation or one unordered bulk write of idempotent ones, then the
+ * recompute of the kept audit of the events it touched. "Database unreachable" is a 503, and the
+ * driver reconnects by itself. A server's store answers unavailable until `serve` (background.ts).
  */
 export class MongoStore implements StoreAdapter {
   readonly kind = 'mongodb'
   private connection: Connection | 'connecting' | 'closed' = 'connecting'
-  /** The port over this adapter. */
   readonly store: Store = guardedStore(this)
   private readonly audit: KeeperConfig
   private readonly watch: boolean
@@ -110,11 +104,7 @@ export class MongoStore implements StoreAdapter {
     this.options = options
   }
 
-  /**
-   * Creates the missing indexes, brings the kept audit in line with the configuration, then serves
-   * from `db`; `close` ends its connection. With `whenMissing` `refuse`, a database that holds none
-   * of the store's collections (a mistyped MONGODB_DB) is refused before anything is created in it.
-   */
+  /** Creates the missing indexes, then serves; `refuse` refuses a database with none of the store's collections (a mistyped MONGODB_DB). */
   static async open(
     db: Db,
     close: () => Promise<void>,
@@ -134,14 +124,13 @@ export class MongoStore implements StoreAdapter {
 
   /** A store whose connection is being made in the background: unavailable until `serve`. */
   static connecting(sites: Sites, stopConnecting: () => void, options: MongoAuditOptions = {}): MongoStore {
-    return new MongoStore(sites, stopConnecting, { watch: true, ...options })
+    return new MongoStore(sites, stopConnecting, { ...options, watch: options.watch ?? true })
   }
 
   /**
    * Serves from `db`, whose indexes exist, once the kept audit agrees with the configuration
-   * (store-configuration.ts); `close` ends its connection. The watcher, when there is one, begins
-   * before that work, so that no write another program makes meanwhile is missed. Rejects (and
-   * serves nothing) when that work fails or the store is closed meanwhile.
+   * (store-configuration.ts). The watcher begins before that work, so that no write another program
+   * makes meanwhile is missed. Rejects, serving nothing, when the work fails or the store closes meanwhile.
    */
   async serve(db: Db, close: () => Promise<void>): Promise<void> {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
