@@ -3,23 +3,16 @@ import { auditOptions, clientOptions, connectClient, realTime, retryWhileUnavail
 import { ensureIndexes } from './indexes.js'
 import { MongoStore } from './store.js'
 
-export interface BackgroundTools extends OpenTools {
-  /** Start-up work that needs the store (the first admin user): runs once it serves. */
-  prepare?: (store: Store) => Promise<void>
-}
-
-export interface ConnectingStore {
-  store: Store
-  /** Resolves once the store serves and `prepare` is done, or it was closed first; rejects only with what waiting cannot fix. */
-  connected: Promise<void>
-}
-
 /**
- * The store at once, for a server that listens whatever the database does: it answers 503 while the
- * connection is made in the background, retried for as long as the database is unreachable. Closing
- * the store stops the attempts, ending one under way at once.
+ * The store at once, for a server that listens whatever the database does: it answers 503 while the connection is
+ * made in the background, retried for as long as the database is unreachable. `connected` resolves once it serves and
+ * `prepare` (start-up work that needs it) is done, or once it was closed first; it rejects only with what waiting
+ * cannot fix. Closing the store stops the attempts at once.
  */
-export function connectInBackground(settings: MongoSettings, tools: BackgroundTools): ConnectingStore {
+export function connectInBackground(
+  settings: MongoSettings,
+  tools: OpenTools & { prepare?: (store: Store) => Promise<void> }
+): { store: Store; connected: Promise<void> } {
   const { connect = connectClient, backoff = SERVE_BACKOFF, prepare = async () => {}, ...rest } = tools
   const stopping = new AbortController()
   const { signal } = stopping

@@ -2,9 +2,9 @@ import type { Db, Document } from 'mongodb'
 import type { VerdictChange } from '../../../schemas/audit.js'
 import type { FeedTransition } from '../../domain/records.js'
 import type { FeedPage } from '../port.js'
-import { FEED_PIPELINE, transitionsIn } from './change-events.js'
 import { ChangeReader } from './change-reader.js'
 import { FeedBuffer } from './feed-buffer.js'
+import { HISTORY_FIELD, toFeedTransition } from './history-summary.js'
 import { COLLECTIONS } from './indexes.js'
 import { recordReads } from './record-writes.js'
 
@@ -16,10 +16,9 @@ const CAUGHT_UP_WAIT_MS = 25
 const CHANGES_PER_CATCH_UP = 1_000
 
 /**
- * A feed over one change stream, opened on first use and read on demand: each call first takes what
- * the stream has (writes a majority acknowledged before the call are there), then serves positions,
- * local to this instance, from a bounded buffer. A stream that fails rejects the call with
- * StoreUnavailableError and is reopened by the next from its resume token (change-reader.ts).
+ * A feed over one change stream, read on demand: each call first takes what the stream has (writes acknowledged
+ * before it are there), then serves positions, local to this instance, from a bounded buffer. A failed stream is
+ * reopened by the next call.
  */
 class ChangeFeed<T> {
   private readonly buffer = new FeedBuffer<T>(FEED_CAPACITY)
@@ -37,9 +36,7 @@ class ChangeFeed<T> {
   }
 
   /** Ends the change stream (its server cursor with it); a later call would open a new one. */
-  close(): Promise<void> {
-    return this.reader.close()
-  }
+  close = (): Promise<void> => this.reader.close()
 
   protected async page(position: number, limit: number): Promise<{ items: T[]; position: number }> {
     await this.catchUp()
@@ -47,8 +44,8 @@ class ChangeFeed<T> {
   }
 
   /**
-   * One read of the stream at a time. A caller that comes during one waits for the next, shared by
-   * every such caller: the one under way may have passed the point where the caller's writes landed.
+   * One read of the stream at a time. A caller that comes during one waits for the next, shared by every such caller:
+   * the one under way may have passed the point where the caller's writes landed.
    */
   private catchUp(): Promise<void> {
     if (this.reading === undefined) return this.read()
@@ -74,6 +71,38 @@ class ChangeFeed<T> {
   }
 }
 
+/** Of the `trace` stream, inserts, updates (not replacements: bulk imports, whose history is not new) and invalidations; only their history. */
+const FEED_PIPELINE: Document[] = [
+  { $match: { operationType: { $in: ['insert', 'update', 'invalidate'] } } },
+  { $project: { operationType: 1, [`fullDocument.${HISTORY_FIELD}`]: 1, 'updateDescription.updatedFields': 1 } }
+]
+
+/** `transitions.12`, as an update reports a `$push` onto an existing array. */
+const PUSHED = new RegExp(`^${HISTORY_FIELD}\\.(\\d+)$`)
+
+const lastOf = (history: unknown): unknown[] => (Array.isArray(history) && history.length > 0 ? [history[history.length - 1]] : [])
+
+/**
+ * The transitions one change added, in the order written. Each write of this service pushes one, so of a whole
+ * history (set for the first time, or a new document) only the last is new: a trace copied in with its history does
+ * not add all its past.
+ */
+export function transitionsIn(change: Document): FeedTransition[] {
+  let added: unknown[] = []
+  if (change.operationType === 'insert') added = lastOf((change.fullDocument as Document | undefined)?.[HISTORY_FIELD])
+  if (change.operationType === 'update') {
+    const fields = ((change.updateDescription as Document | undefined)?.updatedFields ?? {}) as Document
+    const pushed: [number, unknown][] = []
+    for (const [path, value] of Object.entries(fields)) {
+      if (path === HISTORY_FIELD) added.push(...lastOf(value))
+      const index = PUSHED.exec(path)?.[1]
+      if (index !== undefined) pushed.push([Number(index), value])
+    }
+    added.push(...pushed.sort(([a], [b]) => a - b).map(([, value]) => value))
+  }
+  return added.map(toFeedTransition).filter((transition) => transition !== null)
+}
+
 /** The transition feed: the `trace` collection's stream, which has every transition any instance writes, in oplog order. */
 export class MongoTransitionFeed extends ChangeFeed<FeedTransition> {
   constructor(db: Db) {
@@ -86,10 +115,7 @@ export class MongoTransitionFeed extends ChangeFeed<FeedTransition> {
   }
 }
 
-/**
- * Of the `audit` collection's stream, the writes that recorded a verdict change (an insert with one,
- * an update that set one) and invalidations; the server drops all else but the resume token.
- */
+/** Of the `audit` collection's stream, the writes that recorded a verdict change, and invalidations. */
 const VERDICT_PIPELINE: Document[] = [
   {
     $match: {
@@ -105,7 +131,7 @@ const VERDICT_PIPELINE: Document[] = [
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
-/** The `value` of the whole `change` field a write set (audit-documents.ts); anything else (another program's write) is skipped. */
+/** The `value` of the whole `change` field a write set (kept-documents.ts); anything else (another program's write) is skipped. */
 function verdictChangesIn(change: Document): VerdictChange[] {
   const recorded: unknown =
     change.operationType === 'insert'

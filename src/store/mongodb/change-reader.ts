@@ -1,16 +1,15 @@
-import { MongoServerError, type ChangeStream, type ChangeStreamOptions, type Collection, type Document, type ResumeToken } from 'mongodb'
+import { MongoServerError, type ChangeStream, type Collection, type Document, type ResumeToken } from 'mongodb'
 import { StoreUnavailableError } from '../port.js'
 
-/** `$changeStream` on a server that is not a replica set (nor a sharded cluster). */
 const NOT_A_REPLICA_SET = 40573
-/** The stream cannot go on from its resume token: history lost from the oplog, token unknown or invalid. */
+/** History lost from the oplog, token unknown or invalid. */
 const CANNOT_RESUME = new Set([260, 280, 286])
 
 /**
- * One collection's change stream, read on demand, remembering the resume token of the point read up
- * to: a stream that fails is closed and the next read goes on from that token, so nothing is lost or
- * repeated. Reads reject with StoreUnavailableError on a server that is not a replica set (no change
- * streams) and when the stream cannot resume (it then starts again from now).
+ * One collection's change stream, read on demand, remembering the resume token of the point read up to: a stream that
+ * fails is closed and the next read goes on from that token, so nothing is lost or repeated. Reads reject with
+ * StoreUnavailableError on a server that is not a replica set (no change streams) and when the stream cannot resume
+ * (it then starts again from now).
  */
 export class ChangeReader {
   private stream: ChangeStream<Document, Document> | undefined
@@ -27,7 +26,7 @@ export class ChangeReader {
 
   /** Hands at most `max` changes to `take`, in the order written; one handed over counts as taken even when the read then fails. */
   async read(max: number, take: (change: Document) => void): Promise<void> {
-    const stream = this.stream ?? this.open()
+    const stream = (this.stream ??= this.collection.watch<Document, Document>(this.pipeline, { maxAwaitTimeMS: this.maxAwaitTimeMS, ...this.resumeFrom }))
     let invalidation: ResumeToken
     try {
       for (let taken = 0; taken < max; taken++) {
@@ -46,8 +45,7 @@ export class ChangeReader {
       throw this.explained(error)
     }
     if (invalidation !== undefined) {
-      // The collection was dropped or renamed: this stream has ended for good. The next goes on
-      // from just after the invalidation, so the writes that recreate the collection are not missed.
+      // The collection was dropped or renamed: the next stream starts just after, so the writes that recreate it are seen.
       this.resumeFrom = { startAfter: invalidation }
       this.discard(stream)
       return this.read(max, take)
@@ -63,12 +61,6 @@ export class ChangeReader {
   private discard(stream: ChangeStream<Document, Document>): void {
     if (this.stream === stream) this.stream = undefined
     stream.close().catch(() => {})
-  }
-
-  private open(): ChangeStream<Document, Document> {
-    const options: ChangeStreamOptions = { maxAwaitTimeMS: this.maxAwaitTimeMS, ...this.resumeFrom }
-    this.stream = this.collection.watch<Document, Document>(this.pipeline, options)
-    return this.stream
   }
 
   private explained(error: unknown): unknown {

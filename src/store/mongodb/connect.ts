@@ -6,19 +6,13 @@ import type { WhenMissing } from '../when-missing.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoStore, type MongoAuditOptions } from './store.js'
 
-/**
- * While the database is away a request waits at most this long for a server before its 503;
- * shorter than a load balancer's health-check timeout would make /ready flap, longer holds requests.
- */
+/** While the database is away a request waits this long for a server before its 503: shorter makes /ready flap, longer holds requests. */
 export const SERVER_SELECTION_TIMEOUT_MS = 5_000
 /** A connection that stops answering is given up after this long; below the 30 s request timeout. */
 export const SOCKET_TIMEOUT_MS = 20_000
 const CONNECT_TIMEOUT_MS = 5_000
 
-/**
- * Writes wait for a majority and the journal, so a 2xx answer survives the loss of the primary and a
- * crash, unless the connection string sets `w` or `journal` (the driver would let these override it).
- */
+/** Writes wait for a majority and the journal (a 2xx survives losing the primary), unless the connection string sets `w` or `journal`. */
 function writeConcernFor(url: string): WriteConcernSettings {
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''
   const named = new Set([...new URLSearchParams(query).keys()].map((key) => key.toLowerCase()))
@@ -39,15 +33,9 @@ export function clientOptions(url: string): MongoClientOptions {
 }
 
 /** The part of MongoClient start-up uses: a test passes its own. */
-export interface MongoConnection {
-  db(name: string): Db
-  close(): Promise<void>
-}
+export type MongoConnection = { db(name: string): Db; close(): Promise<void> }
 
-/**
- * A fresh client per attempt: one whose first connect failed stays closed ("Topology is closed").
- * Aborting `signal` closes the client, which ends a connect still waiting for a server at once.
- */
+/** A fresh client per attempt: one whose first connect failed stays closed. Aborting `signal` ends a connect still waiting at once. */
 export async function connectClient(url: string, options: MongoClientOptions, signal?: AbortSignal): Promise<MongoConnection> {
   const client = new MongoClient(url, options)
   const abandon = () => void client.close().catch(() => {})
@@ -64,36 +52,19 @@ export async function connectClient(url: string, options: MongoClientOptions, si
 }
 
 /** How start-up waits for a database that does not answer yet; past `totalMs` after the first attempt (if set) it gives up. */
-interface Backoff {
-  firstDelayMs: number
-  maxDelayMs: number
-  totalMs?: number
-}
+type Backoff = { firstDelayMs: number; maxDelayMs: number; totalMs?: number }
 
-/**
- * A server waits for its database for as long as it takes, 0.5 s, 1 s, 2 s ... then every 8 s: it
- * listens meanwhile (not ready), so an orchestrator sees a live instance rather than a crash loop.
- */
+/** A server waits for its database as long as it takes, listening (not ready): an orchestrator sees a live instance, not a crash loop. */
 export const SERVE_BACKOFF: Backoff = { firstDelayMs: 500, maxDelayMs: 8_000 }
-/** A command run by hand waits at most a minute: long enough for a database that is starting, short enough that a wrong address fails visibly. */
+/** A command waits at most a minute: long enough for a database that is starting, short enough that a wrong address fails visibly. */
 const COMMAND_BACKOFF: Backoff = { ...SERVE_BACKOFF, totalMs: 60_000 }
 
 /** The clock, the wait (rejecting once `signal` aborts) and the log line: injected, so tests need no real time. */
-interface StartupTools {
-  now(): number
-  sleep(ms: number, signal?: AbortSignal): Promise<void>
-  log(message: string): void
-}
+type StartupTools = { now(): number; sleep(ms: number, signal?: AbortSignal): Promise<void>; log(message: string): void }
 
-export const realTime: Pick<StartupTools, 'now' | 'sleep'> = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => setTimeout(ms, undefined, { signal })
-}
+export const realTime: Pick<StartupTools, 'now' | 'sleep'> = { now: () => Date.now(), sleep: (ms, signal) => setTimeout(ms, undefined, { signal }) }
 
-/**
- * Runs `attempt` until it succeeds, with exponential backoff while the database is unreachable. Any
- * other error (bad credentials, an index the data breaks) fails at once, and so does aborting `signal`.
- */
+/** Runs `attempt` until it succeeds, retrying while the database is unreachable; any other error, or aborting `signal`, ends it at once. */
 export async function retryWhileUnavailable<T>(attempt: () => Promise<T>, backoff: Backoff, tools: StartupTools, signal?: AbortSignal): Promise<T> {
   const started = tools.now()
   let delay = backoff.firstDelayMs
@@ -116,7 +87,7 @@ export async function retryWhileUnavailable<T>(attempt: () => Promise<T>, backof
   }
 }
 
-/** The store's settings, and how the process uses its configuration and what it is told (store/open.ts StoreUse). */
+/** The store's settings, and how the process uses it (store/open.ts StoreUse). */
 export interface MongoSettings extends Omit<MongoAuditOptions, 'log'> {
   url: string
   dbName: string
