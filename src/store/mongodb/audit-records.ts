@@ -26,7 +26,7 @@ const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], he
  *
  * A summary out of step or missing is made up for here, from the whole history, and made again. Not a migration at
  * start: the shared trace collection may hold years of histories, and another program can put a summary out of step
- * at any time anyway.
+ * at any time anyway. The verifier reads every event within the hour, so older stores have them all after its first pass.
  */
 export class AuditRecords {
   private readonly events: RecordReads
