@@ -1,6 +1,6 @@
 import { Double, Int32, Long } from 'mongodb'
 import t from 'tap'
-import { transitionsIn } from '../../src/store/mongodb/change-events.js'
+import { transitionsIn } from '../../src/store/mongodb/change-feed.js'
 import { TransitionBuffer } from '../../src/store/mongodb/feed-buffer.js'
 
 const pushed = (event_no: number, at: number) => ({ event_no, key: 'stages/a', from: null, to: 'complete' as const, at, by: 'pipeline' })

@@ -1,7 +1,6 @@
 import { Double, Int32, Long, ObjectId } from 'mongodb'
 import t from 'tap'
-import { millisIn, numberIn, plain } from '../../src/store/mongodb/documents.js'
-import { toEvent } from '../../src/store/mongodb/event-documents.js'
+import { millisIn, numberIn, plain, toEvent } from '../../src/store/mongodb/documents.js'
 
 t.test('BSON numbers read back as plain numbers at any depth; dates and ids are left alone', async (t) => {
   const when = new Date('2024-05-01T00:00:00Z')

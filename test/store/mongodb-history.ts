@@ -1,6 +1,6 @@
 import t from 'tap'
 import { MongoStore } from '../../src/store/mongodb/store.js'
-import { STATUS_WRITE_ATTEMPTS } from '../../src/store/mongodb/status-write.js'
+import { STATUS_WRITE_ATTEMPTS } from '../../src/store/mongodb/traces.js'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { defaultSites } from '../sites.js'
 import { engineOnly } from './mongo-backends.js'

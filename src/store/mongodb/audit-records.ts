@@ -1,18 +1,15 @@
 import type { Collection, Db, Document } from 'mongodb'
 import type { EventRecords } from '../../domain/audit/kept-facts.js'
-import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
-import { toEvent } from './event-documents.js'
+import { documentsOf, numberIn, plainDocument, toEvent, WITHOUT_ID } from './documents.js'
 import { COLLECTIONS, HEARTBEAT_KINDS } from './indexes.js'
-import { completionsIn, SUMMARY_CHECK, SUMMARY_FIELD, summaryIn } from './history-summary.js'
+import { completionsIn, HISTORY_FIELD, historyIn, SUMMARY_CHECK, SUMMARY_FIELD, summaryIn } from './history-summary.js'
 import { recordReads, type HistorySummaryWrites, type RecordReads } from './record-writes.js'
-import { HISTORY_FIELD, historyIn } from './transitions.js'
 import type { Sites } from '../../vocabulary.js'
 
 /** Everything stored of one event as factsOf reads it, and whether anything is stored at all. */
-export interface StoredRecords extends EventRecords {
+interface StoredRecords extends EventRecords {
   datatrail: { member: string; value: Record<string, unknown> }[]
   heartbeats: { heartbeat: Record<string, unknown> }[]
-  /** False when the event has no event document, trace, datatrail member or heartbeat. */
   any: boolean
 }
 
@@ -22,24 +19,14 @@ const HEARTBEAT_FACTS = { _id: 0, event_no: 1, heartbeat_id: 1, site: 1, 'sent.e
 const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], heartbeats: [], transitions: [], any: false })
 
 /**
- * Reads the records of events to make their facts from, a bounded number of documents however
- * many an event has: the event, the trace, the datatrail members (by event_no, on the event_no
- * indexes), and of each configured site the newest finished heartbeat and the newest reporting an
- * error (HEARTBEAT_KINDS): the only heartbeats factsOf keeps anything of, so it makes the same
- * facts of these as of all. Of the trace only the audited keys and the summary of its history are
- * read, with the history's last element to tell that the summary is in step (history-summary.ts):
- * each key's first completion, all factsOf keeps of a history, so it makes the same facts of the
- * summary as of the whole. Not one snapshot: each document is read as it stands, which is why a
- * write recomputes after it lands (see the keeper's `keep`, src/kept-audit/keeper.ts).
+ * Reads what events' facts are made from, a bounded number of documents however many an event has: the event, the
+ * datatrail, of each site the newest finished and erring heartbeat (HEARTBEAT_KINDS), and of the trace its audited
+ * keys and history's summary: all factsOf keeps. Not one snapshot, which is why a write recomputes after it lands
+ * (the keeper's `keep`).
  *
- * A summary out of step or missing (a document written before summaries were, or a history
- * another program wrote) is made up for here: the facts are made from that trace's whole history,
- * read once more, and the summary is made again from it, so that the next read is bounded again.
- * Why this rather than a migration at start: the trace collection is shared with the pipeline and
- * may hold years of histories, which a start would read whole before serving (503 meanwhile),
- * and another program's write can leave a summary out of step at any time after a start, so the
- * fallback is needed anyway. The verifier's pass reads every event within the hour, so a store
- * written before summaries has them all after its first pass.
+ * A summary out of step or missing is made up for here, from the whole history, and made again. Not a migration at
+ * start: the shared trace collection may hold years of histories, and another program can put a summary out of step
+ * at any time anyway. The verifier reads every event within the hour, so older stores have them all after its first pass.
  */
 export class AuditRecords {
   private readonly events: RecordReads
@@ -48,7 +35,6 @@ export class AuditRecords {
   private readonly heartbeats: RecordReads
   private readonly audits: Collection
 
-  /** What a fact read takes of a trace: the audited keys, and the summary of its history with the history's last element. */
   private readonly traceFacts: Document
 
   /** `summaries` writes the summaries made again from whole histories; without it (a test's reader) they are used, not written. */
@@ -65,66 +51,45 @@ export class AuditRecords {
     this.audits = db.collection(COLLECTIONS.audit)
   }
 
-  /** The records of each event, by event_no. One event, the path of every single write, is read with findOne where a query gives one document. */
   async of(eventNos: readonly number[]): Promise<Map<number, StoredRecords>> {
     const records = new Map(eventNos.map((eventNo) => [eventNo, none()]))
     if (eventNos.length === 0) return records
-    const only = eventNos.length === 1 ? eventNos[0]! : undefined
-    const filter = only === undefined ? { event_no: { $in: [...eventNos] } } : { event_no: only }
-    const one = async (collection: RecordReads, options: { projection: Document } = WITHOUT_ID) => {
-      if (only === undefined) return collection.find(filter, options).toArray()
-      const document = await collection.findOne(filter, options)
-      return document === null ? [] : [document]
-    }
+    const membersFilter = eventNos.length === 1 ? { event_no: eventNos[0] } : { event_no: { $in: [...eventNos] } }
     const [events, traces, members, heartbeats] = await Promise.all([
-      one(this.events),
-      one(this.traces, { projection: this.traceFacts }),
-      this.datatrail.find(filter, { ...WITHOUT_ID, sort: { event_no: 1, member: 1 } }).toArray(),
+      documentsOf(this.events, eventNos, WITHOUT_ID),
+      documentsOf(this.traces, eventNos, { projection: this.traceFacts }),
+      this.datatrail.find(membersFilter, { ...WITHOUT_ID, sort: { event_no: 1, member: 1 } }).toArray(),
       Promise.all(eventNos.map((eventNo) => this.newestHeartbeats(eventNo))).then((found) => found.flat())
     ])
-    const of = (document: Document) => records.get(numberIn(document.event_no, Number.NaN))
-    for (const document of events) {
-      const item = of(document)
-      if (item === undefined) continue
-      item.event = toEvent(document)
-      item.any = true
+    const each = (documents: Document[], read: (item: StoredRecords, document: Document) => void) => {
+      for (const document of documents) {
+        const item = records.get(numberIn(document.event_no, Number.NaN))
+        if (item === undefined) continue
+        read(item, document)
+        item.any = true
+      }
     }
+    each(events, (item, document) => (item.event = toEvent(document)))
     const outOfStep: number[] = []
-    for (const document of traces) {
-      const item = of(document)
-      if (item === undefined) continue
+    each(traces, (item, document) => {
       const { [HISTORY_FIELD]: _last, [SUMMARY_FIELD]: _summary, ...trace } = plainDocument(document)
       item.trace = trace
       const summary = summaryIn(document)
       if (summary === undefined) outOfStep.push(numberIn(document.event_no, Number.NaN))
       else item.transitions = completionsIn(summary)
-      item.any = true
-    }
+    })
     if (outOfStep.length > 0) await this.fromWholeHistories(outOfStep, records)
-    for (const document of members) {
-      const item = of(document)
-      if (item === undefined) continue
+    each(members, (item, document) => {
       const { member, value } = plainDocument(document)
       item.datatrail.push({ member: String(member), value: (value ?? {}) as Record<string, unknown> })
-      item.any = true
-    }
-    for (const document of heartbeats) {
-      const item = of(document)
-      if (item === undefined) continue
-      item.heartbeats.push({ heartbeat: plainDocument(document) })
-      item.any = true
-    }
+    })
+    each(heartbeats, (item, document) => item.heartbeats.push({ heartbeat: plainDocument(document) }))
     return records
   }
 
-  /** The transitions of traces whose summary is out of step, from their whole histories; their summaries made again from these. */
+  /** The transitions of traces whose summary is out of step, from their whole histories, and their summaries made again. */
   private async fromWholeHistories(eventNos: readonly number[], records: Map<number, StoredRecords>): Promise<void> {
-    const projection = { _id: 0, event_no: 1, [HISTORY_FIELD]: 1, [SUMMARY_FIELD]: 1 }
-    const only = eventNos.length === 1 ? eventNos[0]! : undefined
-    const documents =
-      only === undefined
-        ? await this.traces.find({ event_no: { $in: [...eventNos] } }, { projection }).toArray()
-        : [await this.traces.findOne({ event_no: only }, { projection })].filter((document) => document !== null)
+    const documents = await documentsOf(this.traces, eventNos, { projection: { _id: 0, event_no: 1, [HISTORY_FIELD]: 1, [SUMMARY_FIELD]: 1 } })
     await Promise.all(
       documents.map(async (document) => {
         const eventNo = numberIn(document.event_no, Number.NaN)
@@ -148,10 +113,7 @@ export class AuditRecords {
     return [...byId.entries()].sort(([a], [b]) => a - b).map(([, document]) => document)
   }
 
-  /**
-   * The next `limit` event numbers after `after`, ascending, that have a record or an audit
-   * document: the union of each collection's first `limit`, each read from its event_no index.
-   */
+  /** The next `limit` event numbers after `after` with a record or an audit document: the union of each collection's first `limit`. */
   async eventNumbersAfter(after: number, limit: number): Promise<number[]> {
     if (limit <= 0) return []
     const found = await Promise.all(
@@ -161,11 +123,7 @@ export class AuditRecords {
   }
 }
 
-/**
- * The first `limit` distinct event numbers after `after` in one collection. Where an event has
- * several documents (datatrail members, heartbeats) a batch may hold fewer events than documents:
- * the next batch starts after the last event seen, so each batch adds at least one.
- */
+/** The first `limit` distinct event numbers after `after` in one collection; where an event has several documents, in several batches. */
 async function firstEventNumbers(collection: Pick<Collection, 'find'>, after: number, limit: number): Promise<number[]> {
   const found: number[] = []
   let from = after

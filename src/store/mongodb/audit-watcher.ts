@@ -4,17 +4,12 @@ import type { Keeper } from '../../kept-audit/keeper.js'
 import { ChangeReader } from './change-reader.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
-import { changesHistoryAlone, isSummaryPath } from './history-summary.js'
-import { recordReads, type HistorySummaryWrites, type RecordReads } from './record-writes.js'
-import { HISTORY_FIELD } from './transitions.js'
-
-/** The collections whose writes change an event's facts. */
-const WATCHED = [COLLECTIONS.events, COLLECTIONS.trace, COLLECTIONS.datatrail, COLLECTIONS.heartbeats] as const
+import { changesHistoryAlone, HISTORY_FIELD, isSummaryPath } from './history-summary.js'
+import { RECORD_COLLECTIONS, recordReads, type HistorySummaryWrites, type RecordReads } from './record-writes.js'
 
 /**
- * Of each change, what tells its event: inserts and replacements carry the whole document, updates
- * what they set (a transition this service pushes names its event). Deletes are left out: they show
- * only the `_id` of a document that is gone, so the event cannot be told; `verify` repairs them.
+ * Of each change, what tells its event: of inserts and replacements the document, of updates what they set. Deletes
+ * show only the `_id` of a document that is gone: they are left to `verify`.
  */
 const WATCH_PIPELINE: Document[] = [
   { $match: { operationType: { $in: ['insert', 'replace', 'update', 'invalidate'] } } },
@@ -33,8 +28,8 @@ const WATCH_PIPELINE: Document[] = [
 /** How long the server holds an empty read of one stream: four of them make one idle pass. */
 const WATCH_WAIT_MS = 25
 /** The pause after a pass that found nothing: how late another program's write is seen, at most, beyond the pass. */
-export const WATCH_IDLE_MS = 100
-/** After a failure the next pass waits this long, doubling up to WATCH_RETRY_MAX_MS while failures go on. */
+const WATCH_IDLE_MS = 100
+/** The pause after a failure, doubling while failures go on. */
 const WATCH_RETRY_MS = 1_000
 const WATCH_RETRY_MAX_MS = 30_000
 /** Changes taken from one stream in one pass, and events recomputed in one round. */
@@ -43,63 +38,39 @@ const EVENTS_PER_KEEP = 200
 
 const TRANSITION_PATH = new RegExp(`^${HISTORY_FIELD}\\.\\d+$`)
 
-/** What a change says of its event: its number, none to recompute, or that the document must be read to tell. */
-type Told = { eventNo: number } | 'nothing' | 'look-up'
-
-const numberOrNothing = (value: unknown): Exclude<Told, 'look-up'> => {
-  const eventNo = numberIn(value, Number.NaN)
-  return Number.isNaN(eventNo) ? 'nothing' : { eventNo }
-}
-
-export function eventOfChange(change: Document): Told {
-  if (change.operationType === 'insert' || change.operationType === 'replace') {
-    return numberOrNothing((change.fullDocument as Document | undefined)?.event_no)
-  }
-  if (change.operationType !== 'update') return 'nothing'
+/** The event a change names (NaN: none to recompute), or `look-up` when its document must be read to tell. */
+function eventOfChange(change: Document): number | 'look-up' {
+  const inserted = change.operationType === 'insert' || change.operationType === 'replace'
+  if (inserted) return numberIn((change.fullDocument as Document | undefined)?.event_no, Number.NaN)
+  if (change.operationType !== 'update') return Number.NaN
   const description = (change.updateDescription ?? {}) as Document
   const updated = (description.updatedFields ?? {}) as Document
   const removed = Array.isArray(description.removedFields) ? description.removedFields : []
   const paths = Object.keys(updated)
-  // A rewrite of a value that did not change (update-trace with the stored value) moves only this. The
-  // summary of a history is made from the history (history-summary.ts): a write of it alone changes no facts.
-  if (removed.every(isSummaryPath) && paths.every((path) => path === 'update_timestamp' || isSummaryPath(path))) return 'nothing'
-  if (Object.hasOwn(updated, 'event_no')) return numberOrNothing(updated.event_no)
+  // An unchanged value rewritten moves only update_timestamp; a write of the summary alone changes no facts.
+  if (removed.every(isSummaryPath) && paths.every((path) => path === 'update_timestamp' || isSummaryPath(path))) return Number.NaN
+  if (Object.hasOwn(updated, 'event_no')) return numberIn(updated.event_no, Number.NaN)
   for (const path of paths) {
-    if (!TRANSITION_PATH.test(path)) continue
-    const told = numberOrNothing((updated[path] as Document | null)?.event_no)
-    if (told !== 'nothing') return told
+    const told = TRANSITION_PATH.test(path) ? numberIn((updated[path] as Document | null)?.event_no, Number.NaN) : Number.NaN
+    if (!Number.isNaN(told)) return told
   }
   // Another program's $set names the document by `_id` only.
   return 'look-up'
 }
 
-/** A document to read for its event_no. */
-interface LookUp {
-  collection: RecordReads
-  id: unknown
-}
-
 /**
- * Keeps the audit of the events other programs write straight into the collections (the pipeline's
- * update-trace, a restore): it follows the change streams of events, trace, datatrail and heartbeats
- * and has the keeper recompute every event it sees changed. This service's own writes come back
- * through it too; recomputing them again finds nothing to write. It never stops the process: a
- * failure (the database away, a server without change streams) is logged once, when it begins, and
- * the passes go on with a growing pause until one succeeds, which is logged too. Events seen but not
- * yet recomputed are kept for the next pass, and each stream goes on from its resume token. What no
- * stream shows is left to `verify` (the audit keeper's verifier): deletes, and the writes of a gap
- * when a stream could not resume (its history gone from the oplog) and started again from now.
- *
- * An update of a trace's history that leaves its summary as it was is another program's: the
- * summary is marked out of step before the event is recomputed, so that its facts are made from
- * the whole history (history-summary.ts). Only this tells a `$pull`, or an edit inside a history,
- * that leaves its last element as it was: one made in a gap of the stream is not seen.
+ * Keeps the audit of what other programs write straight into the collections (the pipeline, a restore): the keeper
+ * recomputes every event their change streams show changed. It never stops the process: a failure is logged once and
+ * the passes go on with a growing pause until one succeeds, logged too. Deletes, and a gap when a stream could not
+ * resume, are left to `verify`. A history updated without its summary has the summary marked out of step first, so
+ * that the whole history is read.
  */
 export class AuditWatcher {
   private readonly streams: { name: string; collection: RecordReads; reader: ChangeReader }[]
   private readonly pending = new Set<number>()
-  private lookUps: LookUp[] = []
-  /** The `_id`s of trace documents whose history another program changed, their summaries to mark out of step. */
+  /** Documents an update named by `_id` only, to read for their event_no. */
+  private lookUps: { collection: RecordReads; id: unknown }[] = []
+  /** The `_id`s of traces whose history another program changed. */
   private forgets: unknown[] = []
   private readonly stopping = new AbortController()
   private running: Promise<void> | undefined
@@ -111,26 +82,17 @@ export class AuditWatcher {
     private readonly log: (message: string) => void,
     private readonly summaries: Pick<HistorySummaryWrites, 'forget'>
   ) {
-    this.streams = WATCHED.map((name) => {
+    this.streams = RECORD_COLLECTIONS.map((name) => {
       const collection = recordReads(db, name)
       return { name, collection, reader: new ChangeReader(collection, WATCH_PIPELINE, WATCH_WAIT_MS, `Watching ${name}`) }
     })
   }
 
-  /**
-   * Opens the streams and reads them to their end: every write from now on will be seen. Called
-   * before the start-up work, so a write another program makes during it is not missed. A failure
-   * is logged; the passes will retry.
-   */
+  /** Opens the streams and reads them to their end, so that every write from now on is seen; a failure is logged, and the passes retry. */
   async begin(): Promise<void> {
-    try {
-      await this.pass()
-    } catch (error) {
-      this.failed(error)
-    }
+    await this.pass().catch((error: unknown) => this.failed(error))
   }
 
-  /** Goes on in the background until close(). */
   run(): void {
     this.running ??= this.loop()
   }
@@ -170,7 +132,7 @@ export class AuditWatcher {
     this.log(`Kept audits: following the writes of other programs failed (${reason}); retrying until it works`)
   }
 
-  /** Reads every stream, then recomputes the events seen. Resolves to whether any change was read. */
+  /** Resolves to whether any change was read. */
   private async pass(): Promise<boolean> {
     let read = 0
     for (const { name, collection, reader } of this.streams) {
@@ -180,25 +142,24 @@ export class AuditWatcher {
         if (name === COLLECTIONS.trace && changesHistoryAlone(change)) this.forgets.push((change.documentKey as Document | undefined)?._id)
         const told = eventOfChange(change)
         if (told === 'look-up') this.lookUps.push({ collection, id: (change.documentKey as Document | undefined)?._id })
-        else if (told !== 'nothing') this.pending.add(told.eventNo)
+        else if (!Number.isNaN(told)) this.pending.add(told)
       })
     }
     await this.lookUp()
-    // Before the recompute of their events, which then reads their whole histories.
     await this.summaries.forget(this.forgets.filter((id) => id !== undefined))
     this.forgets = []
     await this.recompute()
     return read > 0
   }
 
-  /** The event of each document an update named by `_id` only; one deleted since is left to `verify`. */
+  /** A document deleted since is left to `verify`. */
   private async lookUp(): Promise<void> {
     while (this.lookUps.length > 0) {
       const { collection, id } = this.lookUps[0]!
       if (id !== undefined) {
         const document = await collection.findOne({ _id: id as never }, { projection: { _id: 0, event_no: 1 } })
-        const told = numberOrNothing(document?.event_no)
-        if (told !== 'nothing') this.pending.add(told.eventNo)
+        const eventNo = numberIn(document?.event_no, Number.NaN)
+        if (!Number.isNaN(eventNo)) this.pending.add(eventNo)
       }
       this.lookUps.shift()
     }

@@ -1,36 +1,22 @@
 import type { Store } from '../port.js'
-import { auditOptions, clientOptions, connectClient, type MongoSettings, type OpenTools } from './connect.js'
+import { auditOptions, clientOptions, connectClient, realTime, retryWhileUnavailable, SERVE_BACKOFF, type MongoSettings, type OpenTools } from './connect.js'
 import { ensureIndexes } from './indexes.js'
-import { realTime, retryWhileUnavailable, SERVE_BACKOFF } from './startup.js'
 import { MongoStore } from './store.js'
 
-export interface BackgroundTools extends OpenTools {
-  /** Start-up work that needs the store (the first admin user): runs once it serves. */
-  prepare?: (store: Store) => Promise<void>
-}
-
-export interface ConnectingStore {
-  store: Store
-  /**
-   * Resolves once the store serves and `prepare` is done, or once the store was closed first.
-   * Rejects only with an error that waiting cannot fix: bad credentials, a malformed connection
-   * string, data that breaks a unique index.
-   */
-  connected: Promise<void>
-}
-
 /**
- * The store at once, for a server that listens whatever the database does: it answers
- * StoreUnavailableError (503) while the connection is made and the indexes created in the
- * background, retrying with capped backoff for as long as the database is unreachable. Closing the
- * store stops the attempts, ending one under way at once.
+ * The store at once, for a server that listens whatever the database does: it answers 503 while the connection is
+ * made in the background, retried for as long as the database is unreachable. `connected` resolves once it serves and
+ * `prepare` (start-up work that needs it) is done, or once it was closed first; it rejects only with what waiting
+ * cannot fix. Closing the store stops the attempts at once.
  */
-export function connectInBackground(settings: MongoSettings, tools: BackgroundTools): ConnectingStore {
+export function connectInBackground(
+  settings: MongoSettings,
+  tools: OpenTools & { prepare?: (store: Store) => Promise<void> }
+): { store: Store; connected: Promise<void> } {
   const { connect = connectClient, backoff = SERVE_BACKOFF, prepare = async () => {}, ...rest } = tools
   const stopping = new AbortController()
   const { signal } = stopping
   const adapter = MongoStore.connecting(settings.sites, () => stopping.abort(), auditOptions(settings, rest.log))
-  const store = adapter.store
   const attempt = async () => {
     const connection = await connect(settings.url, clientOptions(settings.url), signal)
     try {
@@ -48,9 +34,9 @@ export function connectInBackground(settings: MongoSettings, tools: BackgroundTo
   const connected = (async () => {
     await retryWhileUnavailable(attempt, backoff, retrying, signal)
     // The database may go away again just after: the start-up work waits for it the same way.
-    await retryWhileUnavailable(() => prepare(store), backoff, retrying, signal)
+    await retryWhileUnavailable(() => prepare(adapter.store), backoff, retrying, signal)
   })().catch((error: unknown) => {
     if (!signal.aborted) throw error
   })
-  return { store, connected }
+  return { store: adapter.store, connected }
 }

@@ -1,32 +1,22 @@
-import { MongoServerError, type ChangeStream, type ChangeStreamOptions, type Collection, type Document, type ResumeToken } from 'mongodb'
+import { MongoServerError, type ChangeStream, type Collection, type Document, type ResumeToken } from 'mongodb'
 import { StoreUnavailableError } from '../port.js'
 
-/** `$changeStream` on a server that is not a replica set (nor a sharded cluster). */
 const NOT_A_REPLICA_SET = 40573
-/** The stream cannot go on from its resume token: history lost from the oplog, token unknown or invalid. */
+/** History lost from the oplog, token unknown or invalid. */
 const CANNOT_RESUME = new Set([260, 280, 286])
 
 /**
- * One collection's change stream, read on demand and never lost track of: each read takes what the
- * stream has (up to a bound), handing each change over as it is taken, and remembers the resume
- * token of the point read up to. A stream that fails is closed and the next read opens a new one
- * from that token, so nothing is lost or repeated; an invalidation (the collection dropped or
- * renamed) is stepped over with `startAfter`, so the writes that recreate the collection are not
- * missed. Reads reject with StoreUnavailableError on a server that is not a replica set (which has
- * no change streams) and when the stream cannot resume (it then starts again from now).
+ * One collection's change stream, read on demand, remembering the resume token of the point read up to: a stream that
+ * fails is closed and the next read goes on from that token, so nothing is lost or repeated. Reads reject with
+ * StoreUnavailableError on a server that is not a replica set (no change streams) and when the stream cannot resume
+ * (it then starts again from now).
  */
 export class ChangeReader {
   private stream: ChangeStream<Document, Document> | undefined
-  /**
-   * Where a new stream goes on: after the last change taken (`resumeAfter`), or after an
-   * invalidation (`startAfter`, the only way past one). None before the first stream.
-   */
+  /** Where a new stream goes on: after the last change taken, or after an invalidation (`startAfter`, the only way past one). */
   private resumeFrom: { resumeAfter: ResumeToken } | { startAfter: ResumeToken } | undefined
 
-  /**
-   * `pipeline` must let `invalidate` through; `maxAwaitTimeMS` is how long the server holds a read
-   * that has nothing new; `name` says whose stream it is in errors ("The transition feed").
-   */
+  /** `pipeline` must let `invalidate` through; `name` says whose stream it is in errors ("The transition feed"). */
   constructor(
     private readonly collection: Pick<Collection, 'watch'>,
     private readonly pipeline: Document[],
@@ -34,12 +24,9 @@ export class ChangeReader {
     private readonly name: string
   ) {}
 
-  /**
-   * Takes at most `max` changes, each handed to `take` in the order written, until the stream has
-   * nothing new. A change handed over counts as taken even when the read fails after it.
-   */
+  /** Hands at most `max` changes to `take`, in the order written; one handed over counts as taken even when the read then fails. */
   async read(max: number, take: (change: Document) => void): Promise<void> {
-    const stream = this.stream ?? this.open()
+    const stream = (this.stream ??= this.collection.watch<Document, Document>(this.pipeline, { maxAwaitTimeMS: this.maxAwaitTimeMS, ...this.resumeFrom }))
     let invalidation: ResumeToken
     try {
       for (let taken = 0; taken < max; taken++) {
@@ -58,31 +45,22 @@ export class ChangeReader {
       throw this.explained(error)
     }
     if (invalidation !== undefined) {
-      // The collection was dropped or renamed: this stream has ended for good. The next goes on
-      // from just after the invalidation, so the writes that recreate the collection are not missed.
+      // The collection was dropped or renamed: the next stream starts just after, so the writes that recreate it are seen.
       this.resumeFrom = { startAfter: invalidation }
       this.discard(stream)
       return this.read(max, take)
     }
   }
 
-  /** Ends the change stream (its server cursor with it); a later read would open a new one. */
   async close(): Promise<void> {
     const stream = this.stream
     this.stream = undefined
     await stream?.close()
   }
 
-  /** A stream that failed or ended: closed (its server cursor too), and replaced by the next read. */
   private discard(stream: ChangeStream<Document, Document>): void {
     if (this.stream === stream) this.stream = undefined
     stream.close().catch(() => {})
-  }
-
-  private open(): ChangeStream<Document, Document> {
-    const options: ChangeStreamOptions = { maxAwaitTimeMS: this.maxAwaitTimeMS, ...this.resumeFrom }
-    this.stream = this.collection.watch<Document, Document>(this.pipeline, options)
-    return this.stream
   }
 
   private explained(error: unknown): unknown {

@@ -1,4 +1,4 @@
-import type { Db, Document } from 'mongodb'
+import type { Db } from 'mongodb'
 import type { DatatrailRecord } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { DatatrailCollection } from '../port.js'
@@ -6,17 +6,6 @@ import { numberIn, plainDocument, WITHOUT_ID } from './documents.js'
 import { retryOnDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
 import { recordReads, type MongoRecordWrites, type RecordReads } from './record-writes.js'
-
-/** A member document read back (with WITHOUT_ID); a missing value reads as an empty one. */
-export const toDatatrailRecord = (stored: Document): DatatrailRecord => {
-  const document = plainDocument(stored)
-  return {
-    event_no: numberIn(document.event_no, 0),
-    member: String(document.member),
-    value: (document.value ?? {}) as Record<string, unknown>,
-    update_timestamp: numberIn(document.update_timestamp, 0)
-  }
-}
 
 /** Datatrail members: `{event_no, member, value, update_timestamp}`, one document per member. */
 export class MongoDatatrail implements Adapter<DatatrailCollection> {
@@ -38,9 +27,14 @@ export class MongoDatatrail implements Adapter<DatatrailCollection> {
     await this.records.write((writer) => retryOnDuplicateKey(() => writer.bulk(COLLECTIONS.datatrail, eventNos, operations)))
   }
 
-  /** The members of one event (for the views). */
   async of(eventNo: number): Promise<DatatrailRecord[]> {
     const documents = await this.datatrail.find({ event_no: eventNo }, { ...WITHOUT_ID, sort: { member: 1 } }).toArray()
-    return documents.map(toDatatrailRecord)
+    // A missing value reads as an empty one.
+    return documents.map(plainDocument).map(({ event_no, member, value, update_timestamp }) => ({
+      event_no: numberIn(event_no, 0),
+      member: String(member),
+      value: (value ?? {}) as Record<string, unknown>,
+      update_timestamp: numberIn(update_timestamp, 0)
+    }))
   }
 }

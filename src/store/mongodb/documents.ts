@@ -1,9 +1,10 @@
-import { Double, Int32, Long, type Document } from 'mongodb'
+import { Double, Int32, Long, type Collection, type Document, type FindOptions } from 'mongodb'
+import type { EventRecord } from '../../domain/records.js'
 
 /**
- * A value read back as plain JavaScript: BSON Int32, Double and Long become numbers, at any depth.
- * With the driver's default promotion they rarely arrive wrapped, but a Long beyond 2^53 does, and
- * other programs write event_no and timestamps as int32, int64 or double.
+ * A value read back as plain JavaScript: BSON Int32, Double and Long become numbers, at any depth. With the driver's
+ * default promotion they rarely arrive wrapped, but a Long beyond 2^53 does, and other programs write event_no and
+ * timestamps as int32, int64 or double.
  */
 export function plain(value: unknown): unknown {
   if (value instanceof Long) return value.toNumber()
@@ -13,7 +14,6 @@ export function plain(value: unknown): unknown {
   return value
 }
 
-/** A document read with WITHOUT_ID, as plain JavaScript. */
 export const plainDocument = (document: Document) => plain(document) as Record<string, unknown>
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -31,4 +31,24 @@ export function numberIn(value: unknown, fallback: number): number {
 /** A time stored as a BSON date; a number is taken as milliseconds, as another writer may have. */
 export function millisIn(value: unknown, fallback: number): number {
   return value instanceof Date ? value.getTime() : numberIn(value, fallback)
+}
+
+/** An event document, tolerant of those other programs wrote: a missing field reads as its empty value. */
+export const toEvent = (document: Document): EventRecord => ({
+  event_no: numberIn(document.event_no, 0),
+  timestamp: millisIn(document.timestamp, 0),
+  snr: numberIn(document.snr, 0),
+  dm: document.dm === null || document.dm === undefined ? null : numberIn(document.dm, 0),
+  known_source_name: typeof document.known_source_name === 'string' ? document.known_source_name : '',
+  tsar_classification: typeof document.tsar_classification === 'string' ? document.tsar_classification : null,
+  actions: (plain(document.actions) ?? { want: {}, got: {} }) as EventRecord['actions'],
+  baseband_requested: document.baseband_requested === true,
+  update_timestamp: numberIn(document.update_timestamp, 0)
+})
+
+/** The documents of these events; of one (the path of every single write) with findOne where a query gives one document. */
+export async function documentsOf(collection: Pick<Collection, 'find' | 'findOne'>, eventNos: readonly number[], options: FindOptions): Promise<Document[]> {
+  if (eventNos.length !== 1) return collection.find({ event_no: { $in: [...eventNos] } }, options).toArray()
+  const document = await collection.findOne({ event_no: eventNos[0] }, options)
+  return document === null ? [] : [document]
 }

@@ -12,12 +12,7 @@ import {
 } from 'mongodb'
 import { StoreUnavailableError } from '../port.js'
 
-/**
- * Classes the driver throws while no server can be used: none reachable (server selection), a
- * connection lost or timed out (MongoNetworkError covers its timeout and the pool-cleared errors),
- * or the client not (or no longer) connected. The driver reconnects by itself; the request may
- * succeed later.
- */
+/** What the driver throws while no server can be used (MongoNetworkError covers its timeout and a cleared pool): it reconnects by itself. */
 const UNAVAILABLE_CLASSES = [
   MongoServerSelectionError,
   MongoNetworkError,
@@ -31,10 +26,7 @@ const UNAVAILABLE_CLASSES = [
 /** Pool errors the driver does not export: a closed pool, or no connection free in time. */
 const UNAVAILABLE_NAMES = new Set(['MongoPoolClosedError', 'MongoWaitQueueTimeoutError'])
 
-/**
- * Server codes of a replica set in transition or a node going away (no writable primary, shutdown,
- * host unreachable, majority not confirmed in time): transient by nature.
- */
+/** Server codes of a replica set in transition or a node going away (no primary, shutdown, majority not confirmed in time). */
 const UNAVAILABLE_CODES = new Set([6, 7, 64, 89, 91, 133, 189, 9001, 10058, 10107, 11600, 11602, 13435, 13436])
 
 export function isUnavailable(error: unknown): boolean {
@@ -52,10 +44,7 @@ export function asStoreError(error: unknown): unknown {
 
 const DUPLICATE_KEY = 11000
 
-/**
- * E11000: a unique index refused the write. On a real server two upserts of one new key can race
- * and one of them gets it; a bulk write reports it per operation.
- */
+/** E11000: a unique index refused the write, as two upserts of one new key racing do; a bulk write reports it per operation. */
 export function isDuplicateKey(error: unknown): boolean {
   if (error instanceof MongoBulkWriteError) {
     const writeErrors = [error.writeErrors].flat()

@@ -2,14 +2,11 @@ import type { FeedTransition } from '../../domain/records.js'
 import type { FeedPage } from '../port.js'
 
 /**
- * The items a change stream delivered, numbered 1, 2, 3 ... in the order delivered: the positions
- * of a feed. At most `capacity` are kept; the oldest go first, half the buffer at once, so adding
- * one costs the same however full it is. A reader that falls further behind than that continues
- * from the oldest kept: it misses the ones dropped, nothing else.
+ * A feed's items, numbered 1, 2, 3 ... in the order delivered. Past `capacity` the oldest half goes at once, so an
+ * add costs the same however full; a reader that far behind goes on from the oldest kept.
  */
 export class FeedBuffer<T> {
   private items: T[] = []
-  /** The position of items[0]. */
   private first = 1
 
   constructor(private readonly capacity: number) {}
@@ -36,7 +33,7 @@ export class FeedBuffer<T> {
   }
 }
 
-/** The transition feed's buffer, paged as the port's FeedPage. */
+/** A buffer paged as the port's FeedPage. */
 export class TransitionBuffer extends FeedBuffer<FeedTransition> {
   after(position: number, limit: number): FeedPage {
     const { items, position: last } = this.page(position, limit)

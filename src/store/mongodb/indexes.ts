@@ -1,24 +1,13 @@
 import type { Db, IndexDescription } from 'mongodb'
 import { isUnavailable } from './driver-errors.js'
 
-/**
- * The collections of the store; `trace` is the one the pipeline writes, shared with it. `audit` is
- * this service's own: each event's kept audit (see audit-documents.ts), made from the others.
- */
-export const COLLECTIONS = {
-  users: 'users',
-  events: 'events',
-  trace: 'trace',
-  datatrail: 'datatrail',
-  heartbeats: 'heartbeats',
-  audit: 'audit'
-} as const
+/** The collections: `trace` is the one the pipeline writes, shared with it; `audit` is this service's own (kept-documents.ts). */
+export const COLLECTIONS = { users: 'users', events: 'events', trace: 'trace', datatrail: 'datatrail', heartbeats: 'heartbeats', audit: 'audit' } as const
 
 /**
- * The heartbeats of a site that an event's facts keep one of, the newest (audit-records.ts): those
- * finished (a finish time in text, as the service writes it) and those reporting an error
- * (non-empty text; `$gt` compares text with text only). Each is the filter of a partial index
- * below, so the newest of a kind is one seek.
+ * The heartbeats of a site that an event's facts keep the newest of (audit-records.ts): finished (a finish time in
+ * text, as the service writes it) and erring (non-empty text; `$gt` compares text with text only). Each filters a
+ * partial index below, so the newest of a kind is one seek.
  */
 export const HEARTBEAT_KINDS = {
   finished: { 'received.finished_time': { $type: 'string' } },
@@ -26,9 +15,8 @@ export const HEARTBEAT_KINDS = {
 } as const
 
 /**
- * Every index the store relies on, by collection. The unique ones make upserts by key safe and keep
- * one document per key; the others make each query an index range scan in the order it returns.
- * Default names (`event_no_1`, ...), so an index the pipeline created already is the same index.
+ * The unique indexes make upserts by key safe; the others make each query a range scan in the order it returns.
+ * Default names (`event_no_1`, ...), so an index the pipeline created already is the same.
  */
 export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   users: [{ key: { name: 1 }, unique: true }],
@@ -45,9 +33,7 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   heartbeats: [
     { key: { heartbeat_id: 1 }, unique: true },
     { key: { event_no: 1, heartbeat_id: 1 } },
-    // An event's facts (audit-records.ts): of each site, the newest finished heartbeat and the newest
-    // reporting an error, one seek each. Partial: only the heartbeats of that kind are in each, so
-    // neither is searched past others however many an event has.
+    // Partial: each holds only the heartbeats of its kind, so neither is searched past others however many an event has.
     { key: { event_no: 1, site: 1, heartbeat_id: 1 }, name: 'heartbeats_finished', partialFilterExpression: HEARTBEAT_KINDS.finished },
     { key: { site: 1, event_no: 1, heartbeat_id: 1 }, name: 'heartbeats_erring', partialFilterExpression: HEARTBEAT_KINDS.erring }
   ],
@@ -62,10 +48,7 @@ export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   ]
 }
 
-/**
- * Creates the missing indexes; existing ones are left as they are. Fails (without retry) when the
- * data breaks a unique index, e.g. two trace documents of one event written by another program.
- */
+/** Creates the missing indexes. Fails, without retry, when the data breaks a unique index (another program's two traces of one event). */
 export async function ensureIndexes(db: Db): Promise<void> {
   for (const [name, indexes] of Object.entries(INDEXES) as [keyof typeof COLLECTIONS, IndexDescription[]][]) {
     try {

@@ -1,39 +1,72 @@
-import type { Collection, Db, Document, Filter } from 'mongodb'
-import type { EventRecords } from '../../domain/audit/kept-facts.js'
+import type { Collection, Db, Document, Filter, Sort } from 'mongodb'
+import type { EventRecords, KeptFacts } from '../../domain/audit/kept-facts.js'
+import type { KeptLook } from '../../domain/audit/kept-look.js'
+import type { KeptReport } from '../../domain/audit/kept-report.js'
 import type { EventPosition } from '../../domain/records.js'
 import type { TimeWindow } from '../../domain/time-window.js'
 import { isKeptReport } from '../../kept-audit/kept-check.js'
 import { readPlan, type Plan, type RebuildRecord, type RebuildStorage, type Signatures } from '../../kept-audit/rebuild.js'
 import type { Held, KeptRead, Maybe, RowWrite, ServedRow, WindowRow } from '../../kept-audit/storage.js'
-import { asStored, AUDIT_SETTINGS_ID, factFields, KEPT_ONLY, keptIn, lookFields } from './audit-documents.js'
 import type { AuditRecords } from './audit-records.js'
 import { isDuplicateKey } from './driver-errors.js'
-import { numberIn, plain } from './documents.js'
+import { documentsOf, numberIn, plain } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
 
-/**
- * The keyset condition of one window page in (event_time, event_no) order, as keysetFilter (event-pages.ts)
- * writes it for events: a time range plus an $or for ties, so that the {listed, event_time, event_no}
- * index gives a range scan in the order returned.
- */
+/** The `_id` of the one document of the collection that is no event's: the settings the kept looks were made with. */
+export const AUDIT_SETTINGS_ID = 'settings'
+
+/** A document's kept audit: everything but the recorded change, which only the feed reads. */
+const KEPT_ONLY = { projection: { _id: 0, change: 0 } } as const
+
+const stringsIn = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item) => typeof item === 'string') : [])
+const numberOrNull = (value: unknown): number | null => {
+  const number = numberIn(value, Number.NaN)
+  return Number.isNaN(number) ? null : number
+}
+
+/** A stored document as the keeper reads it, with its revision (undefined for one written by hand) and its look's clock. */
+function keptIn(stored: Document): ServedRow {
+  const document = plain(stored) as Record<string, unknown>
+  return {
+    existed: true,
+    facts: document.facts as KeptFacts,
+    look: {
+      verdict: typeof document.verdict === 'string' ? (document.verdict as KeptLook['verdict']) : null,
+      due_at: numberOrNull(document.due_at),
+      stuck: stringsIn(document.stuck)
+    },
+    // What the window serves: the report of a listed document (the window's index reads `listed`).
+    entry: document.listed === true ? (document.report as KeptReport | null) : null,
+    event_time: numberOrNull(document.event_time),
+    rev: typeof document.rev === 'number' ? document.rev : undefined,
+    looked_at: numberOrNull(document.looked_at)
+  }
+}
+
+/** What JSON keeps of a value: stored so, a document reads back equal to what was written (the driver stores `undefined` as null). */
+const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T
+
+const lookFields = (look: KeptLook, at: number) => ({ verdict: look.verdict, due_at: look.due_at, stuck: look.stuck, looked_at: at })
+
+/** The facts, the report a window read takes (kept-report.ts), and what the window index reads of them. */
+const factFields = (facts: KeptFacts, report: KeptReport | null) => ({
+  facts,
+  report: asStored(report),
+  listed: facts.event?.listed === true,
+  event_time: facts.event?.timestamp ?? null
+})
+
+/** One window page in (event_time, event_no) order, written as keysetFilter (events.ts) writes it, for the {listed, event_time, event_no} index. */
 function windowFilter(window: TimeWindow, after: EventPosition | undefined): Filter<Document> {
   if (after === undefined) return { listed: true, event_time: { $gte: window.start, $lt: window.end } }
-  return {
-    listed: true,
-    event_time: { $gte: after.timestamp, $lt: window.end },
-    $or: [{ event_time: { $gt: after.timestamp } }, { event_no: { $gt: after.event_no } }]
-  }
+  const ties = [{ event_time: { $gt: after.timestamp } }, { event_no: { $gt: after.event_no } }]
+  return { listed: true, event_time: { $gte: after.timestamp, $lt: window.end }, $or: ties }
 }
 
 /** The condition a write holds the document to: the revision read, or no document (nor revision) yet. */
 const sameRevision = (eventNo: number, { rev }: Held) => ({ event_no: eventNo, rev: rev === undefined ? { $exists: false } : { $eq: rev } })
 
-const numbers = (documents: Document[]) => documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
-
-/**
- * A rebuild under way as the settings document holds it (`rebuild`): the plan (rebuild.ts) in the
- * words an earlier release wrote it in, so that a rebuild it left is gone on with.
- */
+/** A rebuild under way as the settings document holds it: the plan (rebuild.ts) in an earlier release's words, to go on with it. */
 interface RebuildMark {
   facts_signature: string
   looks_signature: string
@@ -51,21 +84,16 @@ const planOf = (mark: RebuildMark | null | undefined): Plan | undefined =>
     ? undefined
     : readPlan({ facts: mark.facts_signature, looks: mark.looks_signature, what: mark.from === 'records' ? 'facts' : 'looks', after: mark.after, done: mark.done ?? 0, total: mark.total ?? 0, first: mark.first ?? false })
 
-const markOf = ({ facts, looks, what, after, done, total, first }: Plan): RebuildMark => ({
-  facts_signature: facts,
-  looks_signature: looks,
-  from: what === 'facts' ? 'records' : 'facts',
-  after,
-  done,
-  total,
-  first
-})
+const markOf = ({ facts, looks, what, after, done, total, first }: Plan): RebuildMark => {
+  return { facts_signature: facts, looks_signature: looks, from: what === 'facts' ? 'records' : 'facts', after, done, total, first }
+}
 
 /**
- * The kept audit's documents on MongoDB (audit-documents.ts): one per event with a record, in the
- * audit or not, in the `audit` collection. Reads are one document or one index range; every write
- * is a compare-and-set on the document's `rev`, with the verdict change in the same update, so
- * several instances and the change-stream watcher write without a transaction.
+ * The kept audit: one document per event with a record in the `audit` collection, `{event_no, facts, report, verdict,
+ * due_at, stuck, listed, event_time, looked_at, rev, change?}`. `listed` and `event_time` make the window one index
+ * range. Every write is a compare-and-set on `rev`, so several instances and the watcher write without a transaction.
+ * `change`, `{rev, value}`, is the verdict change that write recorded, for the verdict feed; the rev makes it a new
+ * value the stream reports.
  */
 export class MongoKeptDocuments implements RebuildStorage {
   readonly keepsEveryEvent = true
@@ -83,11 +111,7 @@ export class MongoKeptDocuments implements RebuildStorage {
   async rows(eventNos: readonly number[]): Promise<Map<number, ServedRow>> {
     const found = new Map<number, ServedRow>()
     if (eventNos.length === 0) return found
-    const documents =
-      eventNos.length === 1
-        ? [await this.audits.findOne({ event_no: eventNos[0] }, KEPT_ONLY)].filter((document) => document !== null)
-        : await this.audits.find({ event_no: { $in: [...eventNos] } }, KEPT_ONLY).toArray()
-    for (const document of documents) found.set(numberIn(document.event_no, Number.NaN), { existed: true, ...keptIn(document) })
+    for (const document of await documentsOf(this.audits, eventNos, KEPT_ONLY)) found.set(numberIn(document.event_no, Number.NaN), keptIn(document))
     return found
   }
 
@@ -97,9 +121,7 @@ export class MongoKeptDocuments implements RebuildStorage {
     return { rows, records: await this.reader.of(eventNos) }
   }
 
-  async records(eventNos: readonly number[]): Promise<Map<number, EventRecords>> {
-    return this.reader.of(eventNos)
-  }
+  records = (eventNos: readonly number[]): Promise<Map<number, EventRecords>> => this.reader.of(eventNos)
 
   /** Each a compare-and-set: resolves to the events whose write lost (all of a bulk write that lost any: the keeper reads them again). */
   async write(writes: readonly RowWrite[], now: number): Promise<number[]> {
@@ -146,19 +168,17 @@ export class MongoKeptDocuments implements RebuildStorage {
     })
   }
 
-  async lookedAfter(at: number, limit: number): Promise<number[]> {
-    return numbers(await this.audits.find({ looked_at: { $gt: at } }, { projection: { _id: 0, event_no: 1 }, sort: { looked_at: -1 }, limit }).toArray())
+  lookedAfter(at: number, limit: number): Promise<number[]> {
+    return this.eventNumbers({ looked_at: { $gt: at } }, { looked_at: -1 }, limit)
   }
 
   /** `$ne: null` keeps out the documents with nothing due, which a server's type brackets would too. */
-  async dueBy(now: number, limit: number): Promise<number[]> {
-    return numbers(await this.audits.find({ due_at: { $ne: null, $lte: now } }, { projection: { _id: 0, event_no: 1 }, sort: { due_at: 1 }, limit }).toArray())
+  dueBy(now: number, limit: number): Promise<number[]> {
+    return this.eventNumbers({ due_at: { $ne: null, $lte: now } }, { due_at: 1 }, limit)
   }
 
   /** Every event with a record or a document. */
-  async auditedAfter(after: number, limit: number): Promise<number[]> {
-    return this.reader.eventNumbersAfter(after, limit)
-  }
+  auditedAfter = (after: number, limit: number) => this.reader.eventNumbersAfter(after, limit)
 
   /** The collection's own estimate (its metadata, no scan): documents of events outside the audit count too. */
   async size(): Promise<number> {
@@ -166,15 +186,9 @@ export class MongoKeptDocuments implements RebuildStorage {
   }
 
   /** The record collections keep no column made from the records (the output texts are made as they are read). */
-  columnsOf(): [] {
-    return []
-  }
+  columnsOf = (): [] => []
+  columnsIn = (): [] => []
 
-  columnsIn(): [] {
-    return []
-  }
-
-  /** The settings document (`_id: 'settings'`, the one document of the collection that is no event's). */
   async rebuildRecord(): Promise<RebuildRecord> {
     const stored = await this.settings.findOne({ _id: AUDIT_SETTINGS_ID }, { projection: { _id: 0, facts_signature: 1, looks_signature: 1, rebuild: 1 } })
     return { facts: stored?.facts_signature, looks: stored?.looks_signature, plan: planOf(stored?.rebuild) }
@@ -185,23 +199,22 @@ export class MongoKeptDocuments implements RebuildStorage {
     await this.settings.updateOne({ _id: AUDIT_SETTINGS_ID }, { $set: set }, { upsert: true })
   }
 
-  async rebuildTotal(): Promise<number> {
-    return this.size()
-  }
+  rebuildTotal = () => this.size()
 
-  async keptAfter(after: number, limit: number): Promise<number[]> {
-    return numbers(await this.audits.find({ event_no: { $gt: after } }, { projection: { _id: 0, event_no: 1 }, sort: { event_no: 1 }, limit }).toArray())
+  keptAfter(after: number, limit: number): Promise<number[]> {
+    return this.eventNumbers({ event_no: { $gt: after } }, { event_no: 1 }, limit)
   }
 
   /** No transaction: each row is a compare-and-set, and the plan is recorded once the batch's rows are written. */
-  batch<T>(work: () => Maybe<T>): Maybe<T> {
-    return work()
-  }
+  batch = <T>(work: () => Maybe<T>): Maybe<T> => work()
 
   /** Nothing is marked: the change-stream watcher (audit-watcher.ts) keeps the audit after other programs' writes already. */
-  marked(): { eventNos: number[]; upTo: number } {
-    return { eventNos: [], upTo: 0 }
-  }
+  marked = (): { eventNos: number[]; upTo: number } => ({ eventNos: [], upTo: 0 })
 
   unmark(): void {}
+
+  private async eventNumbers(filter: Filter<Document>, sort: Sort, limit: number): Promise<number[]> {
+    const documents = await this.audits.find(filter, { projection: { _id: 0, event_no: 1 }, sort, limit }).toArray()
+    return documents.map((document) => numberIn(document.event_no, Number.NaN)).filter((eventNo) => !Number.isNaN(eventNo))
+  }
 }

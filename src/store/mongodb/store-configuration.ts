@@ -12,49 +12,26 @@ import {
   type StoredConfiguration
 } from '../configuration.js'
 import { resolveConfiguration } from '../configuration-use.js'
-import { AUDIT_SETTINGS_ID } from './audit-documents.js'
 import type { Keeper, KeeperConfig } from '../../kept-audit/keeper.js'
 import { Rebuild, type Plan } from '../../kept-audit/rebuild.js'
 import { numberIn } from './documents.js'
 import { COLLECTIONS } from './indexes.js'
-import type { MongoKeptDocuments } from './kept-documents.js'
+import { AUDIT_SETTINGS_ID, type MongoKeptDocuments } from './kept-documents.js'
 
-/**
- * What the kept audits were made with, as stored in the settings document: the signature of the
- * facts (the sites, and the form of the facts), and that of the looks (the deadlines).
- */
-export interface AuditSignature {
-  facts_signature: string
-  looks_signature: string
-}
-
-export const signatureOf = ({ sites, deadlines }: Pick<KeeperConfig, 'sites' | 'deadlines'>): AuditSignature => ({
+/** What the kept audits were made with, as the settings document holds it: the signatures of the facts (the sites) and of the looks (the deadlines). */
+export const signatureOf = ({ sites, deadlines }: Pick<KeeperConfig, 'sites' | 'deadlines'>) => ({
   facts_signature: factsSignature(sites),
   looks_signature: lookSignature(deadlines)
 })
 
-type SettingsDocument = Partial<AuditSignature> & { _id: string; configuration?: unknown }
+type SettingsDocument = { _id: string; facts_signature?: string; looks_signature?: string; configuration?: unknown }
 
-/**
- * The leases of the serving instances: one document per instance in a collection of their own,
- * `{_id: instance id, host, pid, configuration, renewed_at}`. `renewed_at` is the instance's own
- * clock: the hosts of one store are expected to agree within seconds.
- */
-export const INSTANCES_COLLECTION = 'instances'
+/** The serving instances' leases, one document each; `renewed_at` is the instance's own clock: a store's hosts are expected to agree within seconds. */
+const INSTANCES_COLLECTION = 'instances'
 
-interface LeaseDocument {
-  _id: string
-  host: string
-  pid: number
-  configuration: StoreConfiguration
-  renewed_at: number
-}
+type LeaseDocument = { _id: string; host: string; pid: number; configuration: StoreConfiguration; renewed_at: number }
 
-/**
- * The store's configuration and its leases (ConfigurationStorage): `configuration` in the settings
- * document (`_id: 'settings'`, the one document of the audit collection that is no event's, beside
- * the kept audit's signatures and rebuild plan), and the collection `instances`.
- */
+/** The store's configuration, in the settings document of the audit collection, and its leases, in the collection `instances`. */
 export class MongoConfiguration implements ConfigurationStorage {
   private readonly settings: Collection<SettingsDocument>
   private readonly instances: Collection<LeaseDocument>
@@ -90,18 +67,13 @@ export class MongoConfiguration implements ConfigurationStorage {
   }
 
   /** No transaction: each write is one document's, and a start writes its lease before it reads the others' (takeLease, configuration-use.ts). */
-  atomically<T>(work: () => Maybe<T>): Maybe<T> {
-    return work()
-  }
+  atomically = <T>(work: () => Maybe<T>): Maybe<T> => work()
 }
 
 /**
- * Resolves the store's configuration as `configuration` says (store/configuration-use.ts, the
- * decisions SQLite makes too), then rebuilds the kept audit where it was made under other
- * signatures (src/kept-audit/rebuild.ts) before the store serves: every batch here, as the rows are
- * compare-and-sets and the plan is in the settings document, which also holds the configuration. A
- * start that only reads, or ignores the configuration, makes nothing. Throws
- * ConfigurationConflictError to refuse.
+ * Resolves the store's configuration (store/configuration-use.ts, as SQLite does), then rebuilds the kept audit made
+ * under other signatures (src/kept-audit/rebuild.ts), every batch before the store serves. A start that only reads,
+ * or ignores the configuration, makes nothing; ConfigurationConflictError refuses.
  */
 export async function configureAndRebuild(
   db: Db,

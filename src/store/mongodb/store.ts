@@ -14,27 +14,21 @@ import { MongoKeptDocuments } from './kept-documents.js'
 import { MongoDatatrail } from './datatrail.js'
 import { asStoreError } from './driver-errors.js'
 import { MongoEvents } from './events.js'
-import { MongoFirstStart } from './first-start.js'
-import { MongoTransitionFeed } from './feed.js'
+import { MongoTransitionFeed, MongoVerdictFeed } from './change-feed.js'
 import { MongoHeartbeats } from './heartbeats.js'
 import { COLLECTIONS, ensureIndexes } from './indexes.js'
 import { MongoTraces } from './traces.js'
 import { MongoUsers } from './users.js'
-import { MongoVerdictFeed } from './verdict-feed.js'
 import { HistorySummaryWrites, MongoRecordWrites } from './record-writes.js'
 import { MongoViews } from './views.js'
 
 /** How a store keeps the audit of its events and uses its configuration: all optional, so a caller that has no opinion changes nothing. */
 export interface MongoAuditOptions extends ConfigurationOptions {
-  /** The stage deadlines the kept looks are made with; the defaults when not given. */
+  /** The stage deadlines of the kept looks; the defaults when not given. */
   deadlines?: StageDeadlines
-  /** The store's clock, ms since the epoch: what writes look at the deadlines against. */
+  /** The store's clock, ms since the epoch. */
   now?: () => number
-  /**
-   * Whether to follow the writes other programs make straight into the collections (audit-watcher.ts).
-   * A server's store does (connectInBackground); a command's (open) does not unless asked: it lives
-   * for one job, and its own writes keep their audits up to date.
-   */
+  /** Whether to follow other programs' writes (audit-watcher.ts): a server's store does; a command's, whose own writes keep their audits, not. */
   watch?: boolean
   /** Where the watcher says that it stopped working and that it works again. */
   log?: (message: string) => void
@@ -46,75 +40,32 @@ interface Connection {
   db: Db
   close: () => Promise<void>
   collections: AdapterCollections
-  feed: MongoTransitionFeed
-  verdictFeed: MongoVerdictFeed
-  watcher: AuditWatcher | undefined
-}
-
-/** The parts of the kept audit one connection uses. */
-function auditParts(db: Db, config: KeeperConfig) {
-  const summaries = new HistorySummaryWrites(db)
-  const records = new AuditRecords(db, config.sites, summaries)
-  const storage = new MongoKeptDocuments(db, records)
-  return { records, storage, keeper: new Keeper(storage, config), summaries }
-}
-
-function collectionsOf(db: Db, sites: Sites, feeds: Pick<Connection, 'feed' | 'verdictFeed'>, parts: ReturnType<typeof auditParts>): AdapterCollections {
-  const { keeper, records: auditRecords } = parts
-  // Every record collection is written through this one place, which keeps the audit of what was written.
-  const records = new MongoRecordWrites(db, keeper)
-  const tables = {
-    events: new MongoEvents(db, sites, records),
-    traces: new MongoTraces(db, sites, records),
-    datatrail: new MongoDatatrail(db, records),
-    heartbeats: new MongoHeartbeats(db, records)
-  }
-  return {
-    users: new MongoUsers(db),
-    ...tables,
-    views: new MongoViews(db, tables, sites, auditRecords),
-    transitions: feeds.feed,
-    audits: keeper,
-    verdictChanges: feeds.verdictFeed,
-    firstStart: new MongoFirstStart()
-  }
+  /** What goes before the connection when it closes, while it can still end them: the watcher's pass and the change streams' server cursors. */
+  parts: { close(): Promise<void> }[]
 }
 
 /**
- * The store on MongoDB, shared by several service instances and the pipeline's own writers. Every
- * write is one atomic single-document operation or one unordered bulk write of idempotent ones,
- * followed by the recompute of the kept audit of the events it touched (the keeper's `keep`, src/kept-audit/keeper.ts); every
- * "database unreachable" error becomes StoreUnavailableError (503), and the driver reconnects by
- * itself, so the service serves again when the database returns. A server makes its store before
- * the database answers (see background.ts): until `serve` it answers unavailable.
+ * The store on MongoDB, shared by several instances and the pipeline. Every write is one atomic single-document
+ * operation or one unordered bulk write of idempotent ones, then the recompute of the kept audit of the events it
+ * touched. "Database unreachable" is a 503, and the driver reconnects by itself. A server's store answers unavailable
+ * until `serve` (background.ts).
  */
 export class MongoStore implements StoreAdapter {
   readonly kind = 'mongodb'
   private connection: Connection | 'connecting' | 'closed' = 'connecting'
-  /** The port over this adapter. */
   readonly store: Store = guardedStore(this)
   private readonly audit: KeeperConfig
-  private readonly watch: boolean
-  private readonly log: (message: string) => void
-  private readonly options: MongoAuditOptions
 
   /** `stopConnecting` ends the connection being made in the background when the store closes. */
   private constructor(
-    private readonly sites: Sites,
+    sites: Sites,
     private readonly stopConnecting: () => void,
-    options: MongoAuditOptions
+    private readonly options: MongoAuditOptions
   ) {
     this.audit = { sites, deadlines: options.deadlines ?? parseStageDeadlines(DEFAULT_STAGE_DEADLINES), clock: options.now ?? Date.now }
-    this.watch = options.watch ?? false
-    this.log = options.log ?? (() => {})
-    this.options = options
   }
 
-  /**
-   * Creates the missing indexes, brings the kept audit in line with the configuration, then serves
-   * from `db`; `close` ends its connection. With `whenMissing` `refuse`, a database that holds none
-   * of the store's collections (a mistyped MONGODB_DB) is refused before anything is created in it.
-   */
+  /** Creates the missing indexes, then serves; `refuse` refuses a database with none of the store's collections (a mistyped MONGODB_DB). */
   static async open(
     db: Db,
     close: () => Promise<void>,
@@ -134,33 +85,55 @@ export class MongoStore implements StoreAdapter {
 
   /** A store whose connection is being made in the background: unavailable until `serve`. */
   static connecting(sites: Sites, stopConnecting: () => void, options: MongoAuditOptions = {}): MongoStore {
-    return new MongoStore(sites, stopConnecting, { watch: true, ...options })
+    return new MongoStore(sites, stopConnecting, { ...options, watch: options.watch ?? true })
   }
 
   /**
    * Serves from `db`, whose indexes exist, once the kept audit agrees with the configuration
-   * (store-configuration.ts); `close` ends its connection. The watcher, when there is one, begins
-   * before that work, so that no write another program makes meanwhile is missed. Rejects (and
-   * serves nothing) when that work fails or the store is closed meanwhile.
+   * (store-configuration.ts). The watcher begins before, so that no write another program makes meanwhile is missed.
+   * Rejects when that fails or the store closes meanwhile.
    */
   async serve(db: Db, close: () => Promise<void>): Promise<void> {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')
-    const parts = auditParts(db, this.audit)
-    const watcher = this.watch ? new AuditWatcher(db, parts.keeper, this.log, parts.summaries) : undefined
-    const { configuration: use = 'adopt', instance, lost = () => {} } = this.options
+    const { sites, deadlines, clock } = this.audit
+    const summaries = new HistorySummaryWrites(db)
+    const auditRecords = new AuditRecords(db, sites, summaries)
+    const storage = new MongoKeptDocuments(db, auditRecords)
+    const keeper = new Keeper(storage, this.audit)
+    const watcher = this.options.watch === true ? new AuditWatcher(db, keeper, this.options.log ?? (() => {}), summaries) : undefined
     try {
       await watcher?.begin()
-      await configureAndRebuild(db, parts.keeper, parts.storage, this.options)
+      await configureAndRebuild(db, keeper, storage, this.options)
       if (this.closed()) throw new StoreUnavailableError('MongoDB store is closed')
     } catch (error) {
       await watcher?.close()
       throw error
     }
-    const wanted = { sites: this.sites.names, deadlines: this.audit.deadlines }
-    const lease = use === 'adopt' && instance !== undefined ? new InstanceLease(new MongoConfiguration(db), instance, wanted, this.audit.clock, lost) : undefined
+    const { configuration: use = 'adopt', instance, lost = () => {} } = this.options
+    const wanted = { sites: sites.names, deadlines }
+    const lease = use === 'adopt' && instance !== undefined ? new InstanceLease(new MongoConfiguration(db), instance, wanted, clock, lost) : undefined
+    const transitions = new MongoTransitionFeed(db)
+    const verdictChanges = new MongoVerdictFeed(db)
+    // Every record collection is written through this one place, which keeps the audit of what was written.
+    const records = new MongoRecordWrites(db, keeper)
+    const tables = {
+      events: new MongoEvents(db, sites, records),
+      traces: new MongoTraces(db, sites, records),
+      datatrail: new MongoDatatrail(db, records),
+      heartbeats: new MongoHeartbeats(db, records)
+    }
+    const collections: AdapterCollections = {
+      users: new MongoUsers(db),
+      ...tables,
+      views: new MongoViews(db, tables, sites, auditRecords),
+      transitions,
+      audits: keeper,
+      verdictChanges,
+      // Never the demo: a new `users` collection says nothing of whether the pipeline's collections hold real data.
+      firstStart: { awaitsDemo: () => false, seedDemo: () => 'not-awaited' }
+    }
     const closeAll = async () => (await lease?.stop(), close())
-    const feeds = { feed: new MongoTransitionFeed(db), verdictFeed: new MongoVerdictFeed(db) }
-    this.connection = { db, close: closeAll, collections: collectionsOf(db, this.sites, feeds, parts), ...feeds, watcher }
+    this.connection = { db, close: closeAll, collections, parts: [...(watcher === undefined ? [] : [watcher]), transitions, verdictChanges] }
     watcher?.run()
   }
 
@@ -191,10 +164,7 @@ export class MongoStore implements StoreAdapter {
     this.connection = 'closed'
     this.stopConnecting()
     if (typeof connection === 'string') return
-    // The watcher's pass and the change streams' server cursors go first, while the connection can still end them.
-    await connection.watcher?.close().catch(() => {})
-    await connection.feed.close().catch(() => {})
-    await connection.verdictFeed.close().catch(() => {})
+    for (const part of connection.parts) await part.close().catch(() => {})
     await connection.close()
   }
 }

@@ -1,25 +1,32 @@
-import type { Db, Document } from 'mongodb'
+import type { Db, Document, Filter } from 'mongodb'
 import type { FeedTransition, HistoryPosition, TraceRecord, TransitionRecord } from '../../domain/records.js'
 import { newTraceDocument } from '../../domain/trace.js'
 import type { Sites, WrittenStatus } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { HistoryPage, TraceCollection } from '../port.js'
-import { numberIn, plainDocument } from './documents.js'
-import { retryOnDuplicateKey } from './driver-errors.js'
-import { SUMMARY_CHECK, SUMMARY_FIELD, summaryIn, summaryOf, summaryUpdate } from './history-summary.js'
+import { StoreUnavailableError, type HistoryPage, type TraceCollection } from '../port.js'
+import { numberIn, plain, plainDocument } from './documents.js'
+import { isDuplicateKey, retryOnDuplicateKey } from './driver-errors.js'
+import {
+  HISTORY_FIELD,
+  historyIn,
+  historyPart,
+  SUMMARY_CHECK,
+  SUMMARY_FIELD,
+  summaryIn,
+  summaryOf,
+  summaryUpdate,
+  toFeedTransition
+} from './history-summary.js'
 import { COLLECTIONS } from './indexes.js'
 import { recordReads, type MongoRecordWrites, type RecordReads, type RecordWriter } from './record-writes.js'
-import { writeStatus } from './status-write.js'
-import { HISTORY_FIELD, historyIn, historyPart, toFeedTransition } from './transitions.js'
 
-/** A trace as the port reads it: without `_id`, and without its history, which history() reads, nor the history's summary. */
+/** A trace as the port reads it: without `_id`, its history (which history() reads), nor the history's summary. */
 export const TRACE_ONLY = { projection: { _id: 0, [HISTORY_FIELD]: 0, [SUMMARY_FIELD]: 0 } } as const
 
-/**
- * Pushes `group` onto the history of the trace read as `read` (with SUMMARY_CHECK), keeping its
- * summary in step where it was. A write that finds it no longer was (another program wrote the
- * history in between) is made again with the summary marked out of step, as one that was read so.
- */
+/** Attempts of one update-trace before its 503: an attempt is lost only to a writer of the same key (or once to a racing creation). */
+export const STATUS_WRITE_ATTEMPTS = 10
+
+/** Pushes `group` onto the history read as `read` (SUMMARY_CHECK), its summary kept in step, or marked out of step if the history moved since. */
 async function pushTransitions(writer: RecordWriter, read: Document, group: readonly FeedTransition[]): Promise<void> {
   const eventNo = group[0]!.event_no
   const push = async (summary: ReturnType<typeof summaryIn>) => {
@@ -32,12 +39,9 @@ async function pushTransitions(writer: RecordWriter, read: Document, group: read
 }
 
 /**
- * Traces: one document per event with the flat slash keys the pipeline writes
- * (`stages/tsar_classification`, `stages/{stage}/sites/{site}`), plus event_no, create_timestamp
- * and update_timestamp in seconds, and the history of the changes update-trace made (see
- * status-write.ts). Every write is one single-document operation, atomic on the server, so writes of
- * different keys by any number of instances or pipeline processes never lose one another. Once a
- * write landed, the audit of each event it touched is brought up to date (record-writes.ts).
+ * One document per event: the pipeline's flat slash keys, times in seconds, and the history. Every write is one
+ * single-document operation, atomic on the server, so writes of different keys by any number of writers never lose
+ * one another.
  */
 export class MongoTraces implements Adapter<TraceCollection> {
   private readonly traces: RecordReads
@@ -64,10 +68,62 @@ export class MongoTraces implements Adapter<TraceCollection> {
     )
   }
 
-  /** The key, update_timestamp and, when the value changes, its transition: one conditional write. */
+  /**
+   * update-trace: the stored value is read, then written by ONE updateOne whose filter holds it, so the `$set` of the
+   * key and the `$push` of its transition happen together or not at all. A write that finds the key changed in
+   * between (or a racing creation's E11000) is retried from a fresh read, so a transition's `from` is always the
+   * value it replaced. Not an aggregation-pipeline update: the old value is needed as `from` and for the answer, and
+   * an update returns neither.
+   *
+   * After a changing write that lost, the next marks the history's summary out of step rather than hold it to it: a
+   * summary made again once is cheaper than a write that might keep losing. The audit is kept also when unchanged: a
+   * recompute lost earlier (a process stopped between) is made up for.
+   */
   async setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean> {
-    // The audit is kept also when unchanged: a recompute lost earlier (a process stopped between the two) is made up for.
-    return this.records.write((writer) => writeStatus(this.traces, writer, this.template, { eventNo, key, status, now, by }))
+    return this.records.write(async (writer) => {
+      const write = (filter: Filter<Document>, update: Document, upsert = false) => writer.update(COLLECTIONS.trace, eventNo, filter, update, { upsert })
+      const attempt = async (summaryTrusted: boolean): Promise<'changed' | 'unchanged' | 'lost'> => {
+        const stored = await this.traces.findOne({ event_no: eventNo }, { projection: { _id: 0, [key]: 1, ...SUMMARY_CHECK } })
+        const before: unknown = stored?.[key]
+        // The value read, as a condition: missing is `$exists: false`, anything else by `$eq` (a stored object is a value, not a query).
+        const filter: Filter<Document> = { event_no: eventNo, [key]: before === undefined ? { $exists: false } : { $eq: before } }
+        if (before === status) {
+          const result = await write(filter, { $set: { update_timestamp: now } })
+          return result.matchedCount === 1 ? 'unchanged' : 'lost'
+        }
+        // A stored value as `from`: text as it is; another writer's number or object as JSON.
+        const from = before === undefined || before === null ? null : typeof before === 'string' ? before : JSON.stringify(plain(before))
+        const transition: FeedTransition = { event_no: eventNo, key, from, to: status, at: now, by }
+        // No document yet: no history, and no summary.
+        const summary = summaryUpdate(!summaryTrusted ? undefined : stored === null ? null : summaryIn(stored), [transition])
+        Object.assign(filter, summary.filter)
+        const update: Document = { $set: { [key]: status, update_timestamp: now, ...summary.set }, $push: { [HISTORY_FIELD]: transition } }
+        if (summary.min !== null) update.$min = summary.min
+        if (stored !== null) {
+          const result = await write(filter, update)
+          return result.matchedCount === 1 ? 'changed' : 'lost'
+        }
+        // No trace yet: an upsert creates it whole. A path may not be in two operators, so `key` leaves the insert part.
+        const { [key]: _set, ...otherKeys } = this.template
+        update.$setOnInsert = { event_no: eventNo, ...otherKeys, create_timestamp: now }
+        await write(filter, update, true)
+        return 'changed'
+      }
+      let duplicateKeyMet = false
+      let summaryTrusted = true
+      for (let attempts = 0; attempts < STATUS_WRITE_ATTEMPTS; attempts++) {
+        try {
+          const outcome = await attempt(summaryTrusted)
+          if (outcome !== 'lost') return outcome === 'changed'
+          summaryTrusted = false
+        } catch (error) {
+          // A racing creation gives E11000 once; the next read finds its document. A second one is no race.
+          if (!isDuplicateKey(error) || duplicateKeyMet) throw error
+          duplicateKeyMet = true
+        }
+      }
+      throw new StoreUnavailableError(`The trace of event ${eventNo} kept changing under concurrent writers; try again`)
+    })
   }
 
   async find(eventNo: number): Promise<TraceRecord | null> {
@@ -80,11 +136,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
     return historyIn(document?.[HISTORY_FIELD])
   }
 
-  /**
-   * The history lives in the trace document, in the order written, and is read in `at` order: the
-   * server cuts the part (historyPart) and counts the whole, so only the part reaches the service,
-   * whatever the history's length. A position is a transition's `at` and its index in the array.
-   */
+  /** The server cuts the part (historyPart), so only it reaches the service; a position is a transition's `at` and its index in the array. */
   async historyPage(eventNo: number, after: HistoryPosition | null, limit: number): Promise<HistoryPage> {
     const document = await this.traces.findOne({ event_no: eventNo }, { projection: historyPart(after, limit + 1) })
     const part = Array.isArray(document?.part) ? (document.part as unknown[]) : []
@@ -120,11 +172,7 @@ export class MongoTraces implements Adapter<TraceCollection> {
     return written.reduce((sum, { group }) => sum + group.length, 0)
   }
 
-  /**
-   * Whole-document replacements in one unordered bulk write; an `_id` in the input is not kept. The
-   * history goes with the document it replaces: a record that carries `transitions` (a copy of this
-   * collection) brings its own, and the summary of it is made here, whatever summary the record carries.
-   */
+  /** Whole-document replacements, `_id` dropped; a record that brings its history (a copy of this collection) has its summary made here. */
   async upsert(traces: readonly TraceRecord[]): Promise<number> {
     if (traces.length === 0) return 0
     const operations = traces.map(({ _id, [SUMMARY_FIELD]: _summary, ...trace }) => {

@@ -7,23 +7,8 @@ import { millisIn } from './documents.js'
 import { isDuplicateKey } from './driver-errors.js'
 import { COLLECTIONS } from './indexes.js'
 
-/** A user document: times as BSON dates; the refresh token, when there is one, as one sub-document. */
-const toDocument = (user: NewUserRecord): UserDocument => ({
-  name: user.name,
-  password_hash: user.password_hash,
-  role: user.role,
-  created_at: new Date(user.created_at),
-  refresh_token: null
-})
-
-/** The stored shape: only this service writes the users collection. */
-interface UserDocument {
-  name: string
-  password_hash: string
-  role: Role
-  created_at: Date
-  refresh_token: { hash: string; expires_at: Date } | null
-}
+/** The stored shape, which only this service writes: times as BSON dates, the refresh token as one sub-document. */
+type UserDocument = { name: string; password_hash: string; role: Role; created_at: Date; refresh_token: { hash: string; expires_at: Date } | null }
 
 const toUser = (document: Document): UserRecord => {
   const user = document as UserDocument
@@ -37,7 +22,6 @@ const toUser = (document: Document): UserRecord => {
   }
 }
 
-/** Users and their refresh tokens. */
 export class MongoUsers implements Adapter<UserCollection> {
   private readonly users: Collection
 
@@ -48,7 +32,8 @@ export class MongoUsers implements Adapter<UserCollection> {
   /** The unique index on name decides between concurrent creations: the losers get E11000. */
   async create(user: NewUserRecord): Promise<boolean> {
     try {
-      await this.users.insertOne(toDocument(user))
+      const { name, password_hash, role } = user
+      await this.users.insertOne({ name, password_hash, role, created_at: new Date(user.created_at), refresh_token: null } satisfies UserDocument)
       return true
     } catch (error) {
       if (isDuplicateKey(error)) return false
@@ -69,17 +54,12 @@ export class MongoUsers implements Adapter<UserCollection> {
 
   setRole = (name: string, role: Role) => this.update(name, { role })
 
-  setPasswordHash = (name: string, passwordHash: string) =>
-    this.update(name, { password_hash: passwordHash, refresh_token: null })
+  setPasswordHash = (name: string, passwordHash: string) => this.update(name, { password_hash: passwordHash, refresh_token: null })
 
   saveRefreshToken = (name: string, tokenHash: string, expiresAt: number) =>
     this.update(name, { refresh_token: { hash: tokenHash, expires_at: new Date(expiresAt) } })
 
-  async remove(name: string): Promise<boolean> {
-    return (await this.users.deleteOne({ name })).deletedCount === 1
-  }
+  remove = async (name: string) => (await this.users.deleteOne({ name })).deletedCount === 1
 
-  private async update(name: string, fields: Document): Promise<boolean> {
-    return (await this.users.updateOne({ name }, { $set: fields })).matchedCount === 1
-  }
+  private update = async (name: string, fields: Document) => (await this.users.updateOne({ name }, { $set: fields })).matchedCount === 1
 }

@@ -7,41 +7,28 @@ import type { StoreViews } from '../port.js'
 import type { AuditRecords } from './audit-records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { MongoDatatrail } from './datatrail.js'
-import { numberIn, plainDocument } from './documents.js'
-import { keysetFilter, pageOrder } from './event-pages.js'
-import { toEvent } from './event-documents.js'
-import type { MongoEvents } from './events.js'
+import { numberIn, plainDocument, toEvent, WITHOUT_ID } from './documents.js'
+import { keysetFilter, pageOrder, type MongoEvents } from './events.js'
 import type { MongoHeartbeats } from './heartbeats.js'
 import { COLLECTIONS } from './indexes.js'
 import { recordReads, type RecordReads } from './record-writes.js'
 import { TRACE_ONLY, type MongoTraces } from './traces.js'
-import { WindowPages } from './window-page.js'
 
-interface Tables {
-  events: MongoEvents
-  traces: MongoTraces
-  datatrail: MongoDatatrail
-  heartbeats: MongoHeartbeats
-}
-
-/** Reads across the collections: one event's parts, the baseband-callback scan, and a window's parts. */
+/** Reads across the collections; not one snapshot as on SQLite: the parts are independent documents, each read as it stands. */
 export class MongoViews implements Adapter<StoreViews> {
   private readonly events: RecordReads
   private readonly traces: RecordReads
-  private readonly windowPages: WindowPages
 
   constructor(
     db: Db,
-    private readonly tables: Tables,
+    private readonly tables: { events: MongoEvents; traces: MongoTraces; datatrail: MongoDatatrail; heartbeats: MongoHeartbeats },
     private readonly sites: Sites,
-    records: AuditRecords
+    private readonly records: AuditRecords
   ) {
     this.events = recordReads(db, COLLECTIONS.events)
     this.traces = recordReads(db, COLLECTIONS.trace)
-    this.windowPages = new WindowPages(db, records)
   }
 
-  /** Four indexed lookups at once; not one snapshot as on SQLite: the parts are independent documents. */
   async eventParts(eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}): Promise<EventParts> {
     const { events, traces, datatrail, heartbeats } = this.tables
     const [event, trace, members, beats] = await Promise.all([
@@ -53,10 +40,7 @@ export class MongoViews implements Adapter<StoreViews> {
     return { event, trace, datatrail: members, heartbeats: beats.heartbeats, heartbeatTotal: beats.total, heartbeatsUpdated: beats.latestUpdate }
   }
 
-  /**
-   * One page of requested events, then their traces in one $in query, joined here. The output texts
-   * are made on read: other programs write these documents.
-   */
+  /** A page of requested events, then their traces in one $in query; the output texts are made on read, as other programs write these. */
   async callbackPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<OutputRow[]> {
     const filter = { baseband_requested: true, ...keysetFilter(window, true, after) }
     const projection = { _id: 0, event_no: 1, timestamp: 1, snr: 1, known_source_name: 1 }
@@ -72,7 +56,18 @@ export class MongoViews implements Adapter<StoreViews> {
     })
   }
 
-  windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]> {
-    return this.windowPages.page(window, after, limit)
+  /**
+   * Stage latency's and the command-line audit's window: a page of requested events, then what their facts are made
+   * from, read as the kept audit reads it (audit-records.ts), bounded: never a whole history, nor every heartbeat.
+   */
+  async windowPage(window: TimeWindow, after: EventPosition | undefined, limit: number): Promise<WindowEventParts[]> {
+    const filter = { baseband_requested: true, ...keysetFilter(window, true, after) }
+    const events = (await this.events.find(filter, { ...WITHOUT_ID, sort: pageOrder(true), limit }).toArray()).map(toEvent)
+    if (events.length === 0) return []
+    const read = await this.records.of(events.map((event) => event.event_no))
+    return events.map((event) => {
+      const { trace, datatrail, heartbeats, transitions } = read.get(event.event_no)!
+      return { event, trace, datatrail, heartbeats, transitions }
+    })
   }
 }
