@@ -8,9 +8,9 @@ import { CliError } from '../cli-error.js'
 import type { Store } from '../store/port.js'
 import type { CliIo } from './io.js'
 import type { ImportLists, ImportRecord } from './ndjson-records.js'
-import { printable } from './printable.js'
 import { mebibytes, progressBar } from './progress.js'
 import { withStore } from './store.js'
+import { printable } from './text-table.js'
 
 const BATCH = 5000
 /** Lines between two progress updates: a bar redraw per line would cost more than the line. */
