@@ -4,10 +4,7 @@ import { resolveJwtSecret, type ResolvedSecret } from '../secret.js'
 import { holdListenAddress } from '../start/listen-address.js'
 import { secretFailure } from '../start/start-failures.js'
 
-/**
- * `tracer serve`: checks the configuration, then that the server can listen, and only then writes
- * anything (the generated secret, the store), so that a start that cannot serve leaves nothing.
- */
+/** `tracer serve`: checks the configuration and the address before it writes anything, so that a start that cannot serve leaves nothing. */
 export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   // A bad configuration stops start-up before the service's modules are even loaded.
   const config = loadConfig(env)
