@@ -1,7 +1,4 @@
-/**
- * How the real pipeline's records of one site sometimes contradict each other: each is a failure
- * seen in practice, and each but the last is what one audit rule looks for.
- */
+/** How the pipeline's records of one site contradict each other, as seen in practice: each is what one audit rule looks for, but `got`. */
 export const Fault = {
   none: 0,
   /** The trace says registered; the datatrail never saw the registration (registered-not-in-datatrail). */
@@ -21,18 +18,14 @@ export const Fault = {
   /** The site's clock ran half a day behind, so its stages were recorded complete before the event (completed-before-event). */
   clockBehind: 8,
   /**
-   * The classifier wrote its classification to the event but its trace update was lost: the trace
-   * says the classification is incomplete (classified-not-in-trace). The event's, not a site's:
-   * it is placed at a site only to take its turn in the rotation.
+   * The classifier's trace update was lost: classified in the event, incomplete in the trace
+   * (classified-not-in-trace). The event's fault, placed at a site only to take its turn.
    */
   classificationLost: 9
 } as const
 export type Fault = (typeof Fault)[keyof typeof Fault]
 
-/**
- * The order faults come in: each contradiction the audit looks for in turn, so that a few hundred
- * baseband events show every kind several times.
- */
+/** The order faults come in, so that a few hundred baseband events show every kind several times. */
 export const FAULT_ROTATION: readonly Fault[] = [
   Fault.registrationNotInDatatrail,
   Fault.heartbeatError,
@@ -49,10 +42,7 @@ const CONVERTED = 2
 const REGISTERED = 3
 const REPLICATED = 4
 
-/**
- * Whether a site that completed `progress` stages, of an event classified or not, can have the
- * fault: records cannot contradict work not done yet.
- */
+/** Whether a site that completed `progress` stages can have the fault: records cannot contradict work not done yet. */
 export function faultFits(fault: Fault, progress: number, noReplication: boolean, classified: boolean): boolean {
   switch (fault) {
     case Fault.registrationNotInDatatrail:
