@@ -1,10 +1,18 @@
 import cluster, { type Address, type Worker } from 'node:cluster'
 import type { Logger } from 'pino'
-import { quickDeathsAfter, restartDelayMs } from './restarts.js'
 import { CLOSE_GRACE_MS, DRAIN_MESSAGE, FATAL_HEARD, isFatalLine, STORE_UNUSABLE_EXIT_CODE } from './roles.js'
 
 /** How long the workers may take to drain: their own grace, and a margin for their exit. */
 export const DRAIN_BOUND_MS = CLOSE_GRACE_MS + 2_000
+
+/** A worker that lived this long before it died was not crashing at start: it is restarted at once. */
+const STABLE_AFTER_MS = 10_000
+
+/**
+ * The wait before restarting a worker after `quickDeaths` short lives in a row: none after the first,
+ * then 1, 2, 4, 8 and 16 s, then 30 s: a worker that crashes at start costs a start-up every 30 s, not a core.
+ */
+const restartDelayMs = (quickDeaths: number) => (quickDeaths <= 1 ? 0 : Math.min(30_000, 1000 * 2 ** (quickDeaths - 2)))
 
 /** One of the WORKERS places: its number stays when the worker in it is replaced. */
 interface Slot {
@@ -19,10 +27,9 @@ interface Slot {
 }
 
 /**
- * WORKERS server processes forked from this one, sharing its port. A worker that dies is replaced
- * (see restarts.ts), except while the pool stops, when it is the one that could not start the
- * service, or when it could not use the store. `finished` resolves with the exit status the whole
- * service should end with once every worker has exited.
+ * WORKERS server processes forked from this one, sharing its port. A worker that dies is replaced,
+ * unless the pool stops, it never started, or it could not use the store. `finished` resolves with
+ * the service's exit status once every worker has exited.
  */
 export class WorkerPool {
   readonly finished: Promise<number>
@@ -44,18 +51,14 @@ export class WorkerPool {
   }
 
   start(): void {
-    // Every worker accepts on the shared socket itself. With the default round robin the primary
-    // accepts and hands each connection over, and one handed to a worker that has just died is
-    // never answered: the first new client after a SIGKILL waited for its own timeout.
+    // Every worker accepts on the shared socket itself: under round robin a connection handed to a
+    // worker that has just died is never answered (the first client after a SIGKILL timed out).
     cluster.schedulingPolicy = cluster.SCHED_NONE
     this.log.info({ workers: this.slots.length }, 'starting workers')
     for (const slot of this.slots) this.fork(slot)
   }
 
-  /**
-   * Asks every worker to drain as a single server does on SIGTERM, and gives them DRAIN_BOUND_MS;
-   * those left then are killed. The service ends with `status`, or 1 when a worker did not end cleanly.
-   */
+  /** Has every worker drain as on SIGTERM, killing those left after DRAIN_BOUND_MS; the service ends with `status`, or 1 if a worker did not end cleanly. */
   stop(status = 0): void {
     this.status = Math.max(this.status, status)
     if (this.stopping) return
@@ -130,7 +133,8 @@ export class WorkerPool {
       this.log.fatal(fields, 'worker exited before it listened: the service cannot start')
       return this.stop(1)
     }
-    slot.quickDeaths = quickDeathsAfter(slot.quickDeaths, Date.now() - slot.startedAt)
+    // Short lives in a row, counting this one: reset by a worker that lived STABLE_AFTER_MS.
+    slot.quickDeaths = Date.now() - slot.startedAt < STABLE_AFTER_MS ? slot.quickDeaths + 1 : 0
     const restartInMs = restartDelayMs(slot.quickDeaths)
     this.log.error({ ...fields, restartInMs }, 'worker exited unexpectedly; restarting it')
     slot.restart = setTimeout(() => this.fork(slot), restartInMs)

@@ -9,19 +9,14 @@ import { serveClusterMetrics } from '../infrastructure/cluster-metrics.js'
 import { WorkerPool } from './pool.js'
 
 /**
- * `serve` with WORKERS > 1. This process does the start-up work that must happen once (the caller
- * has resolved the JWT secret file; a SQLite store is opened, migrated and given its first admin
- * and demo data here, then closed), then becomes the primary of WORKERS server processes sharing
- * its port, each running what a single `serve` runs. It restarts a worker that dies, and on SIGTERM
- * or SIGINT drains them all and exits. `address`, held since before anything was written, is
- * released just before the workers start: they listen on the port through this process.
+ * `serve` with WORKERS > 1: the start-up work that must happen once (a SQLite store prepared, then
+ * closed), then the primary of WORKERS servers on its port, which restarts a worker that dies and
+ * drains them all on SIGTERM or SIGINT.
  */
 export async function runPrimary(config: Config, { generatedFile }: ResolvedSecret, address: HeldAddress): Promise<void> {
   const log = pino({ level: config.LOG_LEVEL })
   if (config.TRACER_STORE === 'sqlite') await prepareSqliteStore(config)
-  if (generatedFile !== undefined) {
-    log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)
-  }
+  if (generatedFile !== undefined) log.warn(`JWT_SECRET is not set; using the generated secret in ${generatedFile}. Set JWT_SECRET in production.`)
 
   const pool = new WorkerPool(config.WORKERS, log)
   let closing = false
@@ -36,9 +31,8 @@ export async function runPrimary(config: Config, { generatedFile }: ResolvedSecr
       pool.stop()
     })
   }
-  // Between this and the first worker's listen (its start-up, under a second) another process
-  // could take the port: the workers then fail to listen and the service stops, as it did before
-  // this check. Holding the socket on would make the workers' own bind fail.
+  // The workers listen through this process, so holding the socket on would fail their bind. Another
+  // process could take the port until then: the workers then fail to listen and the service stops.
   await address.release()
   serveClusterMetrics()
   pool.start()
