@@ -21,9 +21,8 @@ const thisNode = (): ThisNode => {
 }
 
 /**
- * A native module built for another Node's ABI, as one line naming both and a rebuild that works.
- * Node's own message suggests `npm rebuild`, which builds the same wrong module again when npm's
- * `nodedir` (an .npmrc, npm_config_nodedir) names another Node's headers. Undefined for any other error.
+ * A native module built for another Node's ABI, as one line naming both and a rebuild that works:
+ * Node's `npm rebuild` builds the same wrong module when npm's `nodedir` names another Node's headers.
  */
 export function nativeModuleMismatch(error: unknown, node: ThisNode = thisNode()): CliError | undefined {
   const message = error instanceof Error ? error.message : ''

@@ -3,16 +3,10 @@ import { ConfigError, type Config } from '../config.js'
 import { CliError } from '../cli-error.js'
 import { nativeModuleMismatch } from './native-module.js'
 
-/* A start that cannot use its files says so in one line, as a bad configuration value does. */
-
 /** Errors that are mistakes in this program rather than in the store: they keep their stack. */
 const BUGS = [TypeError, RangeError, ReferenceError, SyntaxError]
 
-/**
- * What opening and preparing the store at a start threw, as the one line it stops with: a path
- * that cannot be created, a folder or file this user may not write, a file that is not a store.
- * ConfigError and CliError are one line already and stay as they are.
- */
+/** What opening and preparing the store at a start threw, as the one line it stops with, as a bad configuration value does. */
 export function storeFailure(config: Config, error: unknown, exitStatus = 1): unknown {
   if (error instanceof ConfigError || error instanceof CliError || BUGS.some((bug) => error instanceof bug)) return error
   // Not the store's fault: the SQLite module was built for another Node.
