@@ -22,10 +22,7 @@ export const isWorker = cluster.isWorker
 /** Whether `serve` makes this process the primary of WORKERS servers rather than the server itself. */
 export const becomesPrimary = (config: Config) => config.WORKERS > 1 && cluster.isPrimary
 
-/**
- * Whether the primary prepared the store (migrations, first admin, demo data) before forking: for
- * SQLite. On MongoDB, which connects in the background, each worker does once connected; one `admin` insert wins.
- */
+/** Whether the primary prepared the store before forking: SQLite's. On MongoDB each worker does once connected; one `admin` insert wins. */
 export const storePreparedByPrimary = (config: Config) => isWorker && config.TRACER_STORE === 'sqlite'
 
 /** The exit status for a store that cannot be used: 1 for a single server, as the README says. */
