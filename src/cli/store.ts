@@ -4,7 +4,7 @@ import { openStore, type StoreUse } from '../store/open.js'
 import { StoreMissingError, StoreOutdatedError, type Store } from '../store/port.js'
 import type { WhenMissing } from '../store/when-missing.js'
 import { CliError } from '../cli-error.js'
-import { nativeModuleMismatch } from '../start/native-module.js'
+import { nativeModuleMismatch } from '../start/start-failures.js'
 import type { CliIo } from './io.js'
 
 /** Whether a command only reads, and who hears what opening the store did. */
