@@ -2,9 +2,8 @@ import type { Actions } from '../../schemas/events.js'
 import type { BulkLoad, EventRecord } from '../domain/records.js'
 import type { Store } from '../store/port.js'
 import type { Sites } from '../vocabulary.js'
-import { Fault } from './faults.js'
 import { demoDatatrail, demoHeartbeats, demoLayout, demoTrace, HEARTBEAT_IDS_PER_EVENT, type DemoLayout, type PartsContext } from './parts.js'
-import { BasebandPlan } from './plan.js'
+import { BasebandPlan, Fault } from './plan.js'
 import { mulberry32, round2, type Random } from './random.js'
 import { pickClassification, pickSource } from './sources.js'
 
@@ -55,9 +54,8 @@ export async function seedDemo(store: Store, sites: Sites, options: SeedOptions)
   const nowSec = options.now / 1000
   while (generator.remaining > 0) {
     generator.next(options.batchSize ?? 5000, batch)
-    // Each event last, after its other records: the kept audit (a row per event asking for baseband
-    // data) is then made once per event from all its records, instead of once and then again with
-    // each record. Nobody reads a demo store while it is seeded.
+    // Each event after its other records: its kept audit row is then made once from all of them, not
+    // again with each record. Nobody reads a demo store while it is seeded.
     if (batch.traces.length > 0) counts.traces += await store.traces.upsert(batch.traces)
     if (batch.datatrail.length > 0) {
       await store.datatrail.put(batch.datatrail)
@@ -107,10 +105,7 @@ const classificationMs = (random: Random) => (5 + random() * 45) * 60_000
 const INTENSITY_GOT: Actions = Object.freeze({ want: { intensity: true }, got: { intensity: true } })
 const INTENSITY_LOST: Actions = Object.freeze({ want: { intensity: true }, got: { intensity: false } })
 
-/**
- * Events in event_no order, their times spread evenly over the span and ascending with event_no
- * (as the pipeline numbers them), so the store's time indexes are appended to, not scattered.
- */
+/** Events in event_no order, their times spread evenly and ascending with it (as the pipeline's): time indexes are appended to. */
 class DemoGenerator {
   private readonly random: Random
   private readonly layout: DemoLayout

@@ -1,8 +1,7 @@
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import type { DatatrailRecord, FeedTransition, TraceRecord } from '../domain/records.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../vocabulary.js'
-import { Fault } from './faults.js'
-import { FILES_PER_DUMP, type BasebandPlan } from './plan.js'
+import { Fault, FILES_PER_DUMP, type BasebandPlan } from './plan.js'
 import { round2, type Random } from './random.js'
 
 const CONVERSION = STAGES.indexOf('baseband_conversion')
