@@ -41,9 +41,8 @@ export function checkDestination(store: string, file: string, force: boolean): D
 }
 
 /**
- * Makes FILE.partial new (never through a link, never over a file), readable by its owner only, as
- * the store is. One there already is a backup running (`running`: it holds a write lock) or cut
- * short, and only a cut-short one is replaced, with --force.
+ * Makes FILE.partial new (never through a link nor over a file), readable by its owner only, as the
+ * store is. One there is a backup `running` (it holds a write lock) or cut short: only that, with --force, is replaced.
  */
 export async function createPartial(destination: Destination, file: string, force: boolean, running: (path: string) => boolean): Promise<void> {
   const { partial } = destination
@@ -56,19 +55,13 @@ export async function createPartial(destination: Destination, file: string, forc
     if (!force) throw new CliError(`${file}.partial exists: a backup to ${file} is running or was cut short; nothing was written: remove it, or pass --force`)
     await removeWithSidecars(partial)
   }
-  let handle
-  try {
-    handle = await open(partial, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new CliError(`a backup to ${file} began just now (${file}.partial appeared); nothing was written`)
+  const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW
+  const handle = await open(partial, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EEXIST') throw new CliError(`a backup to ${file} began just now (${file}.partial appeared); nothing was written`)
     throw error
-  }
-  try {
-    // The mode given to open is narrowed by the umask, never widened: set it whatever the umask.
-    await handle.chmod(0o600)
-  } finally {
-    await handle.close()
-  }
+  })
+  // The mode given to open is narrowed by the umask, never widened: set it whatever the umask.
+  await handle.chmod(0o600).finally(() => handle.close())
 }
 
 export async function removeWithSidecars(path: string): Promise<void> {

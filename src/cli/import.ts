@@ -85,14 +85,11 @@ export function importCommand(io: CliIo): Command {
 }
 
 async function fileSize(file: string): Promise<number> {
-  try {
-    const info = await stat(file)
-    if (!info.isFile()) throw new CliError(`${file} is not a file`)
-    return info.size
-  } catch (error) {
-    if (error instanceof CliError) throw error
-    throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-  }
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot read ${file} (${error.code ?? String(error)})`)
+  })
+  if (!info.isFile()) throw new CliError(`${file} is not a file`)
+  return info.size
 }
 
 function summary(counts: ImportBatch['written'], started: number): string {

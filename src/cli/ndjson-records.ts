@@ -119,9 +119,8 @@ const TraceFieldsSchema = Type.Object(
 )
 
 /**
- * A `"kind": "trace"` line held to what update-trace would take of it: each `stages/…` key read as
- * one update-trace body, checked by that route's schema and site rule, and written back to the very
- * key the line holds. Undefined when the API would store the line; else why not, naming the key.
+ * A `"kind": "trace"` line held to update-trace: each `stages/…` key read as one update-trace body,
+ * checked as the route checks it and written back to that very key; else why not, naming the key.
  */
 function traceLineCheck(sites: Sites, checkOf: (schema: TSchema) => BodyCheck): (line: Record<string, unknown>) => string | undefined {
   const fieldsProblem = checkOf(TraceFieldsSchema)

@@ -5,10 +5,7 @@ interface Progress {
 
 const NONE: Progress = { update() {}, stop() {} }
 
-/**
- * A progress bar on `stream` when it is a terminal, showing values through `format`. Redirected to
- * a file or a pipe (CI, tests) it shows nothing: a bar's control characters would only clutter a log.
- */
+/** A progress bar on `stream` when it is a terminal; none in a file or a pipe (CI, tests), whose log its control characters would clutter. */
 export async function progressBar(
   stream: NodeJS.WritableStream,
   total: number,

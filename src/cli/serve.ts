@@ -1,5 +1,5 @@
 import { becomesPrimary } from '../cluster/roles.js'
-import { loadConfig, type Config } from '../config.js'
+import { loadConfig } from '../config.js'
 import { resolveJwtSecret, type ResolvedSecret } from '../secret.js'
 import { holdListenAddress } from '../start/listen-address.js'
 import { secretFailure } from '../start/start-failures.js'
@@ -10,7 +10,12 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   const config = loadConfig(env)
   const address = await holdListenAddress(config)
   try {
-    const secret = jwtSecret(config)
+    let secret: ResolvedSecret
+    try {
+      secret = resolveJwtSecret(config)
+    } catch (error) {
+      throw secretFailure(error)
+    }
     // Loaded on demand, so that the other commands start in a blink.
     if (becomesPrimary(config)) {
       const { runPrimary } = await import('../cluster/primary.js')
@@ -21,13 +26,5 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   } finally {
     // Released by now unless the start failed before it listened.
     await address.release()
-  }
-}
-
-function jwtSecret(config: Config): ResolvedSecret {
-  try {
-    return resolveJwtSecret(config)
-  } catch (error) {
-    throw secretFailure(error)
   }
 }
