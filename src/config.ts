@@ -155,7 +155,14 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
     const name = error.path.split('/')[1] ?? error.path
     throw new ConfigError(`Invalid configuration: ${name} ${describe(name, error.message, raw[name])}`)
   }
-  const config = decoded(candidate)
+  let config: Config
+  try {
+    config = Value.Decode(ConfigSchema, candidate)
+  } catch (error) {
+    // A value its decoding refuses (STAGE_DEADLINES) is named with the reason.
+    if (!(error instanceof TransformDecodeError)) throw error
+    throw new ConfigError(`Invalid configuration: ${error.path.split('/')[1] ?? error.path} ${error.message}`)
+  }
   if (new Set(config.TRACER_SITES.names).size !== config.TRACER_SITES.names.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
@@ -177,17 +184,6 @@ function isAddressOrRange(text: string): boolean {
   const version = isIP(address)
   if (version === 0 || rest.length > 0) return false
   return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128)
-}
-
-/** The typed configuration; a value its decoding refuses (STAGE_DEADLINES) is named with the reason. */
-function decoded(candidate: unknown): Config {
-  try {
-    return Value.Decode(ConfigSchema, candidate)
-  } catch (error) {
-    if (!(error instanceof TransformDecodeError)) throw error
-    const name = error.path.split('/')[1] ?? error.path
-    throw new ConfigError(`Invalid configuration: ${name} ${error.message}`)
-  }
 }
 
 /**
