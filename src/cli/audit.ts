@@ -22,10 +22,7 @@ import { CliError } from '../cli-error.js'
 import type { CliIo } from './io.js'
 import { withStore } from './store.js'
 
-/**
- * The audit's exit statuses, for cron and monitoring jobs (docs/operations.md). The other commands
- * end with 1 on any mistake, usage errors included, as they always have.
- */
+/** The audit's exit statuses, for cron and monitoring jobs (docs/operations.md); other commands end with 1 on any mistake. */
 export const AUDIT_EXIT = { clean: 0, flagged: 1, usage: 2, empty: 3, mismatch: 4 } as const
 
 /** Where a command that ran to its end reports an exit status other than 0. */
@@ -60,10 +57,7 @@ function time(text: string): string {
   throw new InvalidArgumentError('Expected a date YYYY-MM-DD or an ISO 8601 date-time, such as 2026-03-01T12:00Z.')
 }
 
-/**
- * `tracer audit`: the route's audit of a window without the HTTP service. Made from the records,
- * not the kept audit: a kept row nothing has checked lately (no service runs) gives no false all-clear.
- */
+/** `tracer audit`: the route's audit made from the records, not the kept audit: a kept row no service checked lately gives no false all-clear. */
 export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
   return new Command('audit')
     .description(
@@ -98,24 +92,19 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
       const print = format === 'json' ? printJson : printTable
       const recompute = options.recompute === true
       let mismatches = 0
+      const audited = async (store: Store) => {
+        // A rebuild left under way (only a read finds one: --recompute makes it first): every row it has not reached would be named as differing.
+        const rebuilding = store.keptAudit.rebuilding()
+        if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
+        if (recompute) mismatches = await verifyKeptAudits(io, store, now)
+        const held: HeldWindow = { checked: 0, differed: [] }
+        const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : heldToRecords(store, window, config.TRACER_SITES, now, held))
+        await cutShortSaid(() => print(io, source, window, audit))
+        nameHeld(io, held)
+      }
       // --recompute repairs kept audits: it writes, so it must be made with the store's own deadlines
       // too (repairs made with other deadlines would be undone by every instance's verifier, and back).
-      await withStore(
-        io,
-        'refuse',
-        async (store) => {
-          // A rebuild left under way (only a read finds one: --recompute makes it first): every row it has not reached would be named as differing.
-          const rebuilding = store.keptAudit.rebuilding()
-          if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
-          if (recompute) mismatches = await verifyKeptAudits(io, store, now)
-          const held: HeldWindow = { checked: 0, differed: [] }
-          const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : heldToRecords(store, window, config.TRACER_SITES, now, held))
-          await cutShortSaid(() => print(io, source, window, audit))
-          nameHeld(io, held)
-        },
-        recompute ? 'write' : 'read',
-        { access: recompute ? 'read-write' : 'read-only' }
-      )
+      await withStore(io, 'refuse', audited, recompute ? 'write' : 'read', { access: recompute ? 'read-write' : 'read-only' })
       outcome.status = mismatches > 0 ? AUDIT_EXIT.mismatch : exitStatusOf(audit.summary, options.expectEvents === true)
     })
 }
@@ -162,9 +151,8 @@ interface HeldWindow {
 }
 
 /**
- * The window's audit made from its records, so that the exit status is what the records say, with
- * the kept state of the same events held to those records on the way, read only: each page's kept
- * audits and columns, then the window's kept rows whose records leave them out of it.
+ * The window's audit made from its records, with the kept state of the same events held to them on
+ * the way, read only: each page's kept audits and columns, then kept rows the records leave out.
  */
 async function* heldToRecords(store: Store, window: TimeWindow, sites: Sites, now: number, held: HeldWindow): AsyncGenerator<KeptReport[]> {
   const seen = new EventNumberSet()

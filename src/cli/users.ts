@@ -9,26 +9,18 @@ import type { Store } from '../store/port.js'
 import { withStore } from './store.js'
 import { aligned, printable } from './text-table.js'
 
-function checkName(name: string): string {
-  if (!Value.Check(UsernameSchema, name)) throw new CliError('a user name has 1 to 256 characters')
-  return name
-}
-
-/** The first line of standard input, without its line ending. */
-async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
-  const lines = createInterface({ input, terminal: false })
+/** The password: the first line of standard input, without its line ending. */
+async function passwordFromStdin(io: CliIo): Promise<string> {
+  const lines = createInterface({ input: io.stdin, terminal: false })
   try {
-    for await (const line of lines) return line
+    for await (const password of lines) {
+      if (!Value.Check(PasswordSchema, password)) throw new CliError('the password must have 1 to 256 characters')
+      return password
+    }
   } finally {
     lines.close()
   }
   throw new Error('standard input ended before a line was read')
-}
-
-async function passwordFromStdin(io: CliIo): Promise<string> {
-  const password = await firstLine(io.stdin)
-  if (!Value.Check(PasswordSchema, password)) throw new CliError('the password must have 1 to 256 characters')
-  return password
 }
 
 const passwordStdinOption = () => new Option('--password-stdin', 'read the password from the first line of standard input').makeOptionMandatory()
@@ -53,11 +45,10 @@ export function usersCommand(io: CliIo): Command {
     .addOption(new Option('--role <role>', 'role of the user').choices(roles).default('reader' satisfies Role))
     .addOption(passwordStdinOption())
     .action(async (name: string, options: { role: Role }) => {
-      checkName(name)
+      if (!Value.Check(UsernameSchema, name)) throw new CliError('a user name has 1 to 256 characters')
       const passwordHash = await hashPassword(await passwordFromStdin(io))
-      const created = await usersStore(io, 'create', (store) =>
-        store.users.create({ name, password_hash: passwordHash, role: options.role, created_at: Date.now() })
-      )
+      const user = { name, password_hash: passwordHash, role: options.role }
+      const created = await usersStore(io, 'create', (store) => store.users.create({ ...user, created_at: Date.now() }))
       if (!created) throw new CliError(`user "${name}" exists already`)
       console.log(`Created user "${name}" with role ${options.role}.`)
     })
@@ -67,11 +58,8 @@ export function usersCommand(io: CliIo): Command {
     .description('list the users, their roles and creation times')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
-      const rows = (await usersStore(io, 'refuse', (store) => store.users.list(), 'read-only')).map((user) => ({
-        name: user.name,
-        role: user.role,
-        created: new Date(user.created_at).toISOString()
-      }))
+      const listed = await usersStore(io, 'refuse', (store) => store.users.list(), 'read-only')
+      const rows = listed.map((user) => ({ name: user.name, role: user.role, created: new Date(user.created_at).toISOString() }))
       if (options.json === true) console.log(JSON.stringify(rows, null, 2))
       else if (rows.length === 0) console.log('No users: add one with `tracer users add <name> --password-stdin`.')
       else console.log(aligned([['name', 'role', 'created'], ...rows.map(({ name, role, created }) => [printable(name), role, created])]).join('\n'))
