@@ -41,12 +41,14 @@ function workerCount(value: string): number {
   throw new Error(`must be a whole number from 1 to ${MAX_WORKERS}, or auto for one per core (got ${JSON.stringify(value)})`)
 }
 
-/**
- * The service's whole configuration, read from the environment. `sensitive` values are never echoed
- * in an error message.
- */
+/** A whole number from `minimum` to `maximum` (no bound when null), `fallback` when unset. */
+function integer(minimum: number, maximum: number | null, fallback: number, description: string) {
+  return Type.Integer({ minimum, ...(maximum === null ? {} : { maximum }), default: fallback, description })
+}
+
+/** The service's whole configuration, read from the environment. `sensitive` values are never echoed in an error message. */
 export const ConfigSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8000, description: 'TCP port to listen on.' }),
+  PORT: integer(0, 65535, 8000, 'TCP port to listen on.'),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Address to listen on.' }),
   WORKERS: Type.Transform(
     Type.String({ default: '1', description: `Server processes on the one port: 1 to ${MAX_WORKERS}, or auto for one per core.` })
@@ -59,25 +61,16 @@ export const ConfigSchema = Type.Object({
     default: './data/tracer.sqlite',
     description: 'SQLite file of the embedded store; its folder also keeps a generated JWT secret.'
   }),
-  SQLITE_BUSY_TIMEOUT_MS: Type.Integer({
-    minimum: 0,
-    maximum: 600_000,
-    default: 5000,
-    description: 'How long SQLite waits for another process’s lock before answering 503.'
-  }),
+  SQLITE_BUSY_TIMEOUT_MS: integer(0, 600_000, 5000, 'How long SQLite waits for another process’s lock before answering 503.'),
   TRACER_REBUILD_BATCH: Type.Integer({
     minimum: 1,
     maximum: 100_000,
     default: 500,
     description: 'Events a SQLite transaction makes again while the kept audit is rebuilt: the longest a write waits for the rebuild.'
   }),
-  MONGODB_URL: Type.Optional(
-    Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'Connection string, with TRACER_STORE=mongodb.' })
-  ),
+  MONGODB_URL: Type.Optional(Type.String({ pattern: '^mongodb(\\+srv)?://', description: 'Connection string, with TRACER_STORE=mongodb.' })),
   MONGODB_DB: Type.String({ minLength: 1, maxLength: 63, pattern: '^[^/\\\\. "$*<>:|?]+$', default: 'frb_master' }),
-  JWT_SECRET: Type.Optional(
-    Type.String({ minLength: 32, sensitive: true, description: 'HS256 signing secret, at least 32 bytes.' })
-  ),
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32, sensitive: true, description: 'HS256 signing secret, at least 32 bytes.' })),
   JWT_ISSUER: Type.String({ minLength: 1, default: 'frb-tracer', description: 'The `iss` claim.' }),
   ACCESS_TOKEN_TTL: Type.Integer({ minimum: 1, maximum: 31_536_000, default: 1800 }),
   TOKEN_IAT_TOLERANCE_S: Type.Integer({
@@ -100,89 +93,38 @@ export const ConfigSchema = Type.Object({
   )
     .Decode(parseStageDeadlines)
     .Encode(formatStageDeadlines),
-  MAX_STREAMED_RESPONSES: Type.Integer({
-    minimum: 1,
-    maximum: 10_000,
-    default: 32,
-    description: 'Streamed responses (baseband callbacks, audit reports) in flight at once per process; 503 beyond.'
-  }),
+  MAX_STREAMED_RESPONSES: integer(1, 10_000, 32, 'Streamed responses (baseband callbacks, audit reports) in flight at once per process; 503 beyond.'),
   MAX_STREAMED_RESPONSES_PER_CLIENT: Type.Integer({
     minimum: 1,
     maximum: 10_000,
     default: 8,
     description: 'Of MAX_STREAMED_RESPONSES (and stage latency reports), how many one user may hold at once, and one client address twice that, whatever its users; 429 beyond.'
   }),
-  MAX_STREAMS: Type.Integer({
-    minimum: 1,
-    maximum: 100_000,
-    default: 1000,
-    description: 'Live trace streams open at once per process; 503 beyond.'
-  }),
+  MAX_STREAMS: integer(1, 100_000, 1000, 'Live trace streams open at once per process; 503 beyond.'),
   MAX_STREAMS_PER_CLIENT: Type.Integer({
     minimum: 1,
     maximum: 100_000,
     default: 100,
     description: 'Of MAX_STREAMS, how many one user may hold at once, and one client address twice that, whatever its users; 429 beyond.'
   }),
-  STREAM_STALL_TIMEOUT_S: Type.Integer({
-    minimum: 1,
-    maximum: 3600,
-    default: 30,
-    description: 'Seconds a streamed response waits for a client that takes none of its bytes before ending it.'
-  }),
+  STREAM_STALL_TIMEOUT_S: integer(1, 3600, 30, 'Seconds a streamed response waits for a client that takes none of its bytes before ending it.'),
   TRACER_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, maxLength: 256, sensitive: true })),
-  AUTH_RATE_LIMIT: Type.Integer({
-    minimum: 1,
-    default: 10,
-    description: 'POST /auth attempts that do not log in, a minute, per client address and per (address, username).'
-  }),
+  AUTH_RATE_LIMIT: integer(1, null, 10, 'POST /auth attempts that do not log in, a minute, per client address and per (address, username).'),
   AUTH_ADDRESS_RATE_LIMIT: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      description: 'POST /auth attempts that do not log in, a minute, per client address; unset: AUTH_RATE_LIMIT.'
-    })
+    Type.Integer({ minimum: 1, description: 'POST /auth attempts that do not log in, a minute, per client address; unset: AUTH_RATE_LIMIT.' })
   ),
-  AUTH_USER_FAILURE_LIMIT: Type.Integer({
-    minimum: 1,
-    default: 100,
-    description: 'Failed POST /auth attempts per username within AUTH_USER_FAILURE_WINDOW.'
-  }),
-  AUTH_USER_FAILURE_WINDOW: Type.Integer({
-    minimum: 1,
-    maximum: 86_400,
-    default: 3600,
-    description: 'Seconds over which AUTH_USER_FAILURE_LIMIT counts.'
-  }),
-  REFRESH_RATE_LIMIT: Type.Integer({
-    minimum: 1,
-    default: 6000,
-    description: 'POST /auth/refresh requests a minute per client address.'
-  }),
-  SLOW_REQUEST_MS: Type.Integer({
-    minimum: 1,
-    default: 1000,
-    description: 'A request that takes longer is logged as a warning, with its time; every request is logged at debug.'
-  }),
-  REQUEST_TIMEOUT_MS: Type.Integer({
-    minimum: 1000,
-    maximum: 600_000,
-    default: 30_000,
-    description: 'A request whose headers and body have not all arrived by then is answered 408.'
-  }),
-  KEEP_ALIVE_TIMEOUT_MS: Type.Integer({
-    minimum: 1000,
-    maximum: 600_000,
-    default: 72_000,
-    description: 'How long an idle keep-alive connection stays open.'
-  }),
+  AUTH_USER_FAILURE_LIMIT: integer(1, null, 100, 'Failed POST /auth attempts per username within AUTH_USER_FAILURE_WINDOW.'),
+  AUTH_USER_FAILURE_WINDOW: integer(1, 86_400, 3600, 'Seconds over which AUTH_USER_FAILURE_LIMIT counts.'),
+  REFRESH_RATE_LIMIT: integer(1, null, 6000, 'POST /auth/refresh requests a minute per client address.'),
+  SLOW_REQUEST_MS: integer(1, null, 1000, 'A request that takes longer is logged as a warning, with its time; every request is logged at debug.'),
+  REQUEST_TIMEOUT_MS: integer(1000, 600_000, 30_000, 'A request whose headers and body have not all arrived by then is answered 408.'),
+  KEEP_ALIVE_TIMEOUT_MS: integer(1000, 600_000, 72_000, 'How long an idle keep-alive connection stays open.'),
   TRUST_PROXY: Type.Optional(
     commaList('[0-9A-Fa-f:.]+(/[0-9]{1,3})?', 'Comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For names the client.')
   ),
   BEHIND_TLS: flag('true or false: whether clients reach the service over HTTPS (through a TLS-terminating proxy).'),
   METRICS_REQUIRE_TOKEN: flag('true or false: whether GET /metrics needs an access token (any role).'),
-  CORS_ORIGINS: Type.Optional(
-    commaList('https?://[^,\\s]+', 'Comma-separated origins allowed to call the API from a browser; unset: CORS is off.')
-  ),
+  CORS_ORIGINS: Type.Optional(commaList('https?://[^,\\s]+', 'Comma-separated origins allowed to call the API from a browser; unset: CORS is off.')),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'fatal, error, warn, info, debug, trace or silent.' }
@@ -213,7 +155,14 @@ export function loadConfig(env: ConfigInput | NodeJS.ProcessEnv): Config {
     const name = error.path.split('/')[1] ?? error.path
     throw new ConfigError(`Invalid configuration: ${name} ${describe(name, error.message, raw[name])}`)
   }
-  const config = decoded(candidate)
+  let config: Config
+  try {
+    config = Value.Decode(ConfigSchema, candidate)
+  } catch (error) {
+    // A value its decoding refuses (STAGE_DEADLINES) is named with the reason.
+    if (!(error instanceof TransformDecodeError)) throw error
+    throw new ConfigError(`Invalid configuration: ${error.path.split('/')[1] ?? error.path} ${error.message}`)
+  }
   if (new Set(config.TRACER_SITES.names).size !== config.TRACER_SITES.names.length) {
     throw new ConfigError('Invalid configuration: TRACER_SITES lists a site twice')
   }
@@ -235,17 +184,6 @@ function isAddressOrRange(text: string): boolean {
   const version = isIP(address)
   if (version === 0 || rest.length > 0) return false
   return prefix === undefined || Number(prefix) <= (version === 4 ? 32 : 128)
-}
-
-/** The typed configuration; a value its decoding refuses (STAGE_DEADLINES) is named with the reason. */
-function decoded(candidate: unknown): Config {
-  try {
-    return Value.Decode(ConfigSchema, candidate)
-  } catch (error) {
-    if (!(error instanceof TransformDecodeError)) throw error
-    const name = error.path.split('/')[1] ?? error.path
-    throw new ConfigError(`Invalid configuration: ${name} ${error.message}`)
-  }
 }
 
 /**

@@ -12,10 +12,7 @@ export const NOTHING_AUDITED = 'The window holds no baseband event: nothing was 
 /** What the table lists of a window: the events that need someone to look at them. */
 export const isFlagged = (event: AuditedEvent) => event.verdict === 'stuck' || event.verdict === 'contradiction'
 
-/**
- * One line of a flagged event: number, time, age, verdict, requested sites, then its findings: the
- * stuck stages by site (their lateness is the event's age), then each contradiction's sentence.
- */
+/** A flagged event's line: its findings are the stuck stages by site (late by the event's age), then each contradiction. */
 export function flaggedRow(event: AuditedEvent, generatedAt: number): string[] {
   const stuckBySite = new Map<string | null, string[]>()
   const contradictions: string[] = []
@@ -30,10 +27,7 @@ export function flaggedRow(event: AuditedEvent, generatedAt: number): string[] {
   return [String(event.event_no), event.timestamp_utc, age, event.verdict, event.sites.join(','), [...stuck, ...contradictions].join(' | ')]
 }
 
-/**
- * The audit for a person at a terminal: the window, the events by verdict, then one line per stuck
- * or contradictory event with its findings (the JSON report has them all, with their fields).
- */
+/** The audit for a person at a terminal: the window, the events by verdict, then a line per flagged event. */
 export function auditTable(window: ReportWindow, generatedAt: string, summary: AuditSummary, flagged: readonly string[][]): string {
   const lines = [
     `Audit of ${window.start_time_utc} to ${window.end_time_utc} (at ${generatedAt})`,

@@ -1,23 +1,37 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import type { AuditSummary } from '../../schemas/audit.js'
 import { once } from 'node:events'
+import { factsOf } from '../domain/audit/kept-facts.js'
+import { reportOf, type KeptReport, type WindowEntry } from '../domain/audit/kept-report.js'
 import { listedRecord, WindowAudit } from '../domain/audit/window-audit.js'
 import { parseDuration } from '../domain/duration.js'
 import { InputError } from '../domain/input-error.js'
+import type { WindowEventParts } from '../domain/records.js'
 import { DAY_MS, readUtcTime, requiredWindow, toIsoUtc, type TimeWindow } from '../domain/time-window.js'
 import { loadConfig, type Config } from '../config.js'
 import { auditReportJson, reportWindow } from '../reports/audit-report.js'
-import type { WindowEntry } from '../domain/audit/kept-report.js'
-import { heldToRecords, nameHeld, recomputedWindow, type HeldWindow } from './audit-held.js'
+import { keptWindow } from '../reports/kept-window.js'
+import { windowParts } from '../reports/window-parts.js'
+import type { AuditCheck } from '../kept-audit/keeper.js'
 import { rebuildingReason } from '../kept-audit/rebuild.js'
+import { EventNumberSet } from '../store/event-number-set.js'
 import type { Store } from '../store/port.js'
+import type { Sites } from '../vocabulary.js'
 import { auditTable, flaggedRow, isFlagged } from './audit-table.js'
 import { CliError } from '../cli-error.js'
-import { AUDIT_EXIT, usageError, type CommandOutcome } from './exit-status.js'
 import type { CliIo } from './io.js'
 import { withStore } from './store.js'
 
+/** The audit's exit statuses, for cron and monitoring jobs (docs/operations.md); other commands end with 1 on any mistake. */
+export const AUDIT_EXIT = { clean: 0, flagged: 1, usage: 2, empty: 3, mismatch: 4 } as const
+
+/** Where a command that ran to its end reports an exit status other than 0. */
+export interface CommandOutcome {
+  status: number
+}
+
 const DEFAULT_SINCE = '7d'
+const VERIFY_PAGE = 1000
 
 interface AuditOptions {
   since?: number
@@ -43,12 +57,7 @@ function time(text: string): string {
   throw new InvalidArgumentError('Expected a date YYYY-MM-DD or an ISO 8601 date-time, such as 2026-03-01T12:00Z.')
 }
 
-/**
- * `tracer audit`: the audit of a window of the configured store, as the route reports it, without
- * the HTTP service. A table on a terminal, the route's JSON otherwise; the exit status says whether
- * some event is stuck or contradictory, for cron and monitoring jobs. Made from the records, not the
- * kept audit: a kept row nothing has checked lately (no service runs) gives no false all-clear.
- */
+/** `tracer audit`: the route's audit made from the records, not the kept audit: a kept row no service checked lately gives no false all-clear. */
 export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
   return new Command('audit')
     .description(
@@ -83,24 +92,19 @@ export function auditCommand(io: CliIo, outcome: CommandOutcome): Command {
       const print = format === 'json' ? printJson : printTable
       const recompute = options.recompute === true
       let mismatches = 0
+      const audited = async (store: Store) => {
+        // A rebuild left under way (only a read finds one: --recompute makes it first): every row it has not reached would be named as differing.
+        const rebuilding = store.keptAudit.rebuilding()
+        if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
+        if (recompute) mismatches = await verifyKeptAudits(io, store, now)
+        const held: HeldWindow = { checked: 0, differed: [] }
+        const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : heldToRecords(store, window, config.TRACER_SITES, now, held))
+        await cutShortSaid(() => print(io, source, window, audit))
+        nameHeld(io, held)
+      }
       // --recompute repairs kept audits: it writes, so it must be made with the store's own deadlines
       // too (repairs made with other deadlines would be undone by every instance's verifier, and back).
-      await withStore(
-        io,
-        'refuse',
-        async (store) => {
-          // A rebuild left under way (only a read finds one: --recompute makes it first): every row it has not reached would be named as differing.
-          const rebuilding = store.keptAudit.rebuilding()
-          if (rebuilding !== null) throw new CliError(`${rebuildingReason(rebuilding)} A serving instance makes it; --recompute makes it here first.`)
-          if (recompute) mismatches = await verifyKeptAudits(io, store, now)
-          const held: HeldWindow = { checked: 0, differed: [] }
-          const source = () => (recompute ? recomputedWindow(store, window, config.TRACER_SITES) : heldToRecords(store, window, config.TRACER_SITES, now, held))
-          await cutShortSaid(() => print(io, source, window, audit))
-          nameHeld(io, held)
-        },
-        recompute ? 'write' : 'read',
-        { access: recompute ? 'read-write' : 'read-only' }
-      )
+      await withStore(io, 'refuse', audited, recompute ? 'write' : 'read', { access: recompute ? 'read-write' : 'read-only' })
       outcome.status = mismatches > 0 ? AUDIT_EXIT.mismatch : exitStatusOf(audit.summary, options.expectEvents === true)
     })
 }
@@ -115,28 +119,77 @@ function windowOf(options: AuditOptions, config: Config, now: number): TimeWindo
   const maxDays = config.MAX_WINDOW_DAYS
   if (options.start === undefined && options.end === undefined) {
     const since = options.since ?? parseDuration(DEFAULT_SINCE)
-    if (since > maxDays * DAY_MS) throw usageError(`--since is longer than MAX_WINDOW_DAYS (${maxDays} days)`, AUDIT_EXIT.usage)
+    if (since > maxDays * DAY_MS) throw new CliError(`--since is longer than MAX_WINDOW_DAYS (${maxDays} days)`, AUDIT_EXIT.usage)
     return { start: now - since, end: now }
   }
-  if (options.start === undefined || options.end === undefined) {
-    throw usageError('--start and --end go together (or give --since)', AUDIT_EXIT.usage)
-  }
+  if (options.start === undefined || options.end === undefined) throw new CliError('--start and --end go together (or give --since)', AUDIT_EXIT.usage)
   try {
     return requiredWindow({ start_time_utc: options.start, end_time_utc: options.end }, maxDays)
   } catch (error) {
     if (!(error instanceof InputError)) throw error
     const option = error.field[0] === 'start_time_utc' ? '--start' : '--end'
-    throw usageError(`${option} ${error.reason.replaceAll('start_time_utc', '--start')}`, AUDIT_EXIT.usage)
+    throw new CliError(`${option} ${error.reason.replaceAll('start_time_utc', '--start')}`, AUDIT_EXIT.usage)
   }
 }
 
 /** Where the audited events come from: the records, as they are read. */
 type AuditSource = () => AsyncIterable<readonly WindowEntry[]>
 
+/** A page's events with reports made from their records, as the kept audit must have them: the reference. */
+const reportsOf = (page: readonly WindowEventParts[], sites: Sites): KeptReport[] =>
+  page.map((parts) => reportOf(factsOf(parts.event.event_no, parts, sites), sites)).filter((report) => report !== null)
+
+/** The window's audit made from its records (`--recompute`, after it repaired the kept audit). */
+async function* recomputedWindow(store: Store, window: TimeWindow, sites: Sites): AsyncGenerator<KeptReport[]> {
+  for await (const page of windowParts(store, window)) yield reportsOf(page, sites)
+}
+
+/** What the plain command found of the window's kept state: each event that differed, with how. */
+interface HeldWindow {
+  checked: number
+  differed: AuditCheck[]
+}
+
 /**
- * Every kept audit of the store held against its records, in every part a read serves, a page at a
- * time; each that differed is repaired and named, and so is each whose records could not be read.
+ * The window's audit made from its records, with the kept state of the same events held to them on
+ * the way, read only: each page's kept audits and columns, then kept rows the records leave out.
  */
+async function* heldToRecords(store: Store, window: TimeWindow, sites: Sites, now: number, held: HeldWindow): AsyncGenerator<KeptReport[]> {
+  const seen = new EventNumberSet()
+  const hold = async (eventNos: number[]) => {
+    if (eventNos.length === 0) return
+    held.checked += eventNos.length
+    const found = await store.audits.check(eventNos, now, { repair: false })
+    if (found.mismatches.length + found.unreadable.length + found.columns.length > 0) held.differed.push(found)
+  }
+  for await (const page of windowParts(store, window)) {
+    await hold(page.map((parts) => parts.event.event_no).filter((eventNo) => seen.add(eventNo)))
+    yield reportsOf(page, sites)
+  }
+  for await (const entries of keptWindow(store, window)) await hold(entries.map((entry) => entry.event_no).filter((eventNo) => seen.add(eventNo)))
+}
+
+/** Each difference on standard error: `verb` differs or differed, then what became of it. */
+function nameDifferences(io: CliIo, { mismatches, columns, unreadable }: AuditCheck, verb: string, outcome: string): void {
+  for (const { event_no, parts } of mismatches) {
+    io.stderr.write(`event ${event_no}: the kept audit ${verb} from its records (${parts.join(', ')}); ${outcome}\n`)
+  }
+  for (const { event_no, column } of columns) io.stderr.write(`event ${event_no}: the kept ${column} ${verb} from its records; ${outcome}\n`)
+  for (const { event_no, error } of unreadable) io.stderr.write(`event ${event_no}: its records cannot be read (${error}); its kept audit was not checked\n`)
+}
+
+/** What the plain command found, named with what repairs it. */
+function nameHeld(io: CliIo, held: HeldWindow): void {
+  const events = new Set<number>()
+  const unrepaired = 'not repaired here (this command writes nothing): a serving instance or `tracer audit --recompute` repairs it'
+  for (const found of held.differed) {
+    nameDifferences(io, found, 'differs', unrepaired)
+    for (const { event_no } of [...found.mismatches, ...found.columns]) events.add(event_no)
+  }
+  if (events.size > 0) io.stderr.write(`kept state of the window held against the records: ${held.checked} events, ${events.size} differed (each named above); the report is made from the records\n`)
+}
+
+/** Every kept audit of the store held against its records a page at a time; each that differed is repaired and named. */
 async function verifyKeptAudits(io: CliIo, store: Store, now: number): Promise<number> {
   let checked = 0
   let differed = 0
@@ -144,17 +197,13 @@ async function verifyKeptAudits(io: CliIo, store: Store, now: number): Promise<n
     const result = await store.audits.verify(after, VERIFY_PAGE, now)
     checked += result.checked
     differed += result.mismatches.length + result.unreadable.length + result.columns.length
-    for (const { event_no, parts } of result.mismatches) io.stderr.write(`event ${event_no}: the kept audit differed from its records (${parts.join(', ')}); repaired\n`)
-    for (const { event_no, column } of result.columns) io.stderr.write(`event ${event_no}: the kept ${column} differed from its records; repaired\n`)
-    for (const { event_no, error } of result.unreadable) io.stderr.write(`event ${event_no}: its records cannot be read (${error}); its kept audit was not checked\n`)
+    nameDifferences(io, result, 'differed', 'repaired')
     if (result.last === null) break
     after = result.last
   }
   io.stderr.write(`kept audit checked against the records: ${checked} events, ${differed} differed${differed > 0 ? ' (each named above)' : ''}\n`)
   return differed
 }
-
-const VERIFY_PAGE = 1000
 
 /** The route's JSON report, written as it is made, at the pace standard output takes it. */
 async function printJson(io: CliIo, source: AuditSource, window: TimeWindow, audit: WindowAudit) {

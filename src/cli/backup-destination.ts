@@ -4,20 +4,19 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { CliError } from '../cli-error.js'
 
 /** The files SQLite keeps beside a database: a journal or a WAL there holds pages that belong to it. */
-export const SIDECARS = ['-journal', '-wal', '-shm'] as const
+const SIDECARS = ['-journal', '-wal', '-shm'] as const
 
 /** Where a backup writes: the copy, and the file it is made in before it is checked. */
-export interface Destination {
+interface Destination {
   target: string
   partial: string
 }
 
 /**
- * Refuses to write where data would be lost, whatever the flags: onto any file of the store (the
- * database, its -journal, -wal or -shm) reached by its path, a symbolic link or a hard link, or
- * with a FILE.partial (or its own journal) that is one. Replacing the store's -wal or -shm with a
- * copy loses the writes it holds, or lets two instances share the store through two wal-indexes.
- * Then refuses an existing FILE without --force, and a FILE that is a database in use.
+ * Refuses, whatever the flags, a FILE or FILE.partial (or its journal) that is a file of the store
+ * by path, symbolic or hard link: a copy over its -wal or -shm loses the writes it holds, or lets
+ * two instances share the store through two wal-indexes. Then an existing FILE without --force, and
+ * a FILE that is a database in use.
  */
 export function checkDestination(store: string, file: string, force: boolean): Destination {
   const target = resolve(file)
@@ -42,10 +41,8 @@ export function checkDestination(store: string, file: string, force: boolean): D
 }
 
 /**
- * Makes FILE.partial, the backup's own file: created new (never through a link, never over a file
- * that is there), readable by its owner only, as the store is. Its existence tells a second backup
- * to the same name that one is running or was cut short; `running` says which (a backup in
- * progress holds a write lock on it), and only a cut-short one is replaced, and only with --force.
+ * Makes FILE.partial new (never through a link nor over a file), readable by its owner only, as the
+ * store is. One there is a backup `running` (it holds a write lock) or cut short: only that, with --force, is replaced.
  */
 export async function createPartial(destination: Destination, file: string, force: boolean, running: (path: string) => boolean): Promise<void> {
   const { partial } = destination
@@ -58,19 +55,13 @@ export async function createPartial(destination: Destination, file: string, forc
     if (!force) throw new CliError(`${file}.partial exists: a backup to ${file} is running or was cut short; nothing was written: remove it, or pass --force`)
     await removeWithSidecars(partial)
   }
-  let handle
-  try {
-    handle = await open(partial, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new CliError(`a backup to ${file} began just now (${file}.partial appeared); nothing was written`)
+  const flags = constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW
+  const handle = await open(partial, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EEXIST') throw new CliError(`a backup to ${file} began just now (${file}.partial appeared); nothing was written`)
     throw error
-  }
-  try {
-    // The mode given to open is narrowed by the umask, never widened: set it whatever the umask.
-    await handle.chmod(0o600)
-  } finally {
-    await handle.close()
-  }
+  })
+  // The mode given to open is narrowed by the umask, never widened: set it whatever the umask.
+  await handle.chmod(0o600).finally(() => handle.close())
 }
 
 export async function removeWithSidecars(path: string): Promise<void> {
@@ -103,10 +94,7 @@ function filesOfStore(store: string) {
 
 const identityOf = (stats: Stats) => `${stats.dev}:${stats.ino}`
 
-/**
- * The path a name leads to once every symbolic link on it is followed, its last one included
- * even where the link leads nowhere yet (a file SQLite would create there, as a -journal).
- */
+/** The path a name leads to once every symbolic link is followed, the last even where it leads nowhere yet (a -journal SQLite would create). */
 function followLinks(path: string): string {
   let current = resolve(path)
   for (let hops = 0; hops < 40; hops++) {
@@ -119,13 +107,8 @@ function followLinks(path: string): string {
   return current
 }
 
-function statOf(path: string): Stats | undefined {
-  return ignoringMissing(() => statSync(path))
-}
-
-function lstatOf(path: string): Stats | undefined {
-  return ignoringMissing(() => lstatSync(path))
-}
+const statOf = (path: string) => ignoringMissing(() => statSync(path))
+const lstatOf = (path: string) => ignoringMissing(() => lstatSync(path))
 
 function ignoringMissing<T>(read: () => T): T | undefined {
   try {

@@ -74,9 +74,5 @@ export function backupCommand(io: CliIo): Command {
 /** A rename is durable once the folder holding it is written to disk. */
 async function syncFolder(path: string): Promise<void> {
   const folder = await open(path, 'r')
-  try {
-    await folder.sync()
-  } finally {
-    await folder.close()
-  }
+  await folder.sync().finally(() => folder.close())
 }

@@ -14,11 +14,9 @@ const NEWLINE = 0x0a
 const CARRIAGE_RETURN = 0x0d
 
 /**
- * The lines of a byte stream, numbered from 1, as bytes without their `\n` (or `\r\n`). A line may
- * hold `maxBytes` bytes before its `\n` (a `\r` included) and is never held beyond that: a file
- * with one enormous line costs at most that much memory, and throws LineTooLongError once it is
- * passed (readline gathered the whole line first, and past about 512 MB failed with a RangeError).
- * The last line needs no `\n`.
+ * The lines of a byte stream, numbered from 1, without their `\n` or `\r\n`; the last needs none. A
+ * line is never held beyond `maxBytes` (its `\r` included) but throws LineTooLongError: readline
+ * held the whole line, and failed with a RangeError past about 512 MB.
  */
 export async function* boundedLines(chunks: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<{ lineNo: number; bytes: Buffer }> {
   let lineNo = 1

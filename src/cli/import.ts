@@ -5,17 +5,18 @@ import { InputError } from '../domain/input-error.js'
 import { utf8Text } from '../domain/strict-json.js'
 import { boundedLines, LineTooLongError } from './bounded-lines.js'
 import { CliError } from '../cli-error.js'
-import { ImportBatch, totalOf, type ImportCounts } from './import-batch.js'
+import type { Store } from '../store/port.js'
 import type { CliIo } from './io.js'
-import { printable } from './printable.js'
+import type { ImportLists, ImportRecord } from './ndjson-records.js'
 import { mebibytes, progressBar } from './progress.js'
 import { withStore } from './store.js'
+import { printable } from './text-table.js'
 
 const BATCH = 5000
 /** Lines between two progress updates: a bar redraw per line would cost more than the line. */
 const PROGRESS_EVERY = 1000
 /** The longest line imported: a record as large as the biggest body a route accepts (1 MiB). */
-export const MAX_LINE_BYTES = 1024 * 1024
+const MAX_LINE_BYTES = 1024 * 1024
 const BYTE_ORDER_MARK = '\uFEFF'
 
 export function importCommand(io: CliIo): Command {
@@ -84,20 +85,57 @@ export function importCommand(io: CliIo): Command {
 }
 
 async function fileSize(file: string): Promise<number> {
-  try {
-    const info = await stat(file)
-    if (!info.isFile()) throw new CliError(`${file} is not a file`)
-    return info.size
-  } catch (error) {
-    if (error instanceof CliError) throw error
-    throw new CliError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`)
-  }
+  const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(`cannot read ${file} (${error.code ?? String(error)})`)
+  })
+  if (!info.isFile()) throw new CliError(`${file} is not a file`)
+  return info.size
 }
 
-function summary(counts: ImportCounts, started: number): string {
+function summary(counts: ImportBatch['written'], started: number): string {
   const seconds = ((performance.now() - started) / 1000).toFixed(1)
+  const total = counts.events + counts.traces + counts.datatrail + counts.heartbeats
   return (
-    `Imported ${totalOf(counts)} records in ${seconds} s: ${counts.events} events, ${counts.traces} traces, ` +
+    `Imported ${total} records in ${seconds} s: ${counts.events} events, ${counts.traces} traces, ` +
     `${counts.datatrail} datatrail members, ${counts.heartbeats} heartbeats (${counts.newHeartbeats} new)`
   )
+}
+
+const noLists = (): ImportLists => ({ events: [], traces: [], datatrail: [], heartbeats: [] })
+
+/** Records collected until `flush` writes them: one call of each bulk method, each one transaction. */
+class ImportBatch {
+  /** Of the heartbeats, `newHeartbeats` were not stored yet (the others are left as they are). */
+  readonly written = { events: 0, traces: 0, datatrail: 0, heartbeats: 0, newHeartbeats: 0 }
+  size = 0
+  private lists = noLists()
+
+  /** `now`: the write time of the heartbeats, s. */
+  constructor(
+    private readonly store: Store,
+    private readonly now: number
+  ) {}
+
+  add({ kind, record }: ImportRecord): void {
+    const list: unknown[] = this.lists[kind]
+    list.push(record)
+    this.size++
+  }
+
+  /** Events first: a reader then never sees a trace or heartbeat whose event is still missing. */
+  async flush(): Promise<void> {
+    const { events, traces, datatrail, heartbeats } = this.lists
+    this.lists = noLists()
+    this.size = 0
+    if (events.length > 0) this.written.events += await this.store.events.upsert(events)
+    if (traces.length > 0) this.written.traces += await this.store.traces.upsert(traces)
+    if (datatrail.length > 0) {
+      await this.store.datatrail.put(datatrail)
+      this.written.datatrail += datatrail.length
+    }
+    if (heartbeats.length > 0) {
+      this.written.newHeartbeats += await this.store.heartbeats.add(heartbeats, this.now)
+      this.written.heartbeats += heartbeats.length
+    }
+  }
 }

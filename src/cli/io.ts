@@ -8,12 +8,7 @@ export interface CliIo {
   stderr: NodeJS.WritableStream
 }
 
-export const processIo = (): CliIo => ({
-  env: process.env,
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr
-})
+export const processIo = (): CliIo => ({ env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr })
 
 /** console.log and console.table, but onto the command's own streams. */
 export const consoleOf = (io: CliIo) => new Console({ stdout: io.stdout, stderr: io.stderr })

@@ -2,20 +2,16 @@ import { Command, CommanderError } from 'commander'
 import { writeFileSync } from 'node:fs'
 import { ConfigError } from '../config.js'
 import { packageVersion } from '../package-info.js'
-import { auditCommand } from './audit.js'
+import { AUDIT_EXIT, auditCommand, type CommandOutcome } from './audit.js'
 import { backupCommand } from './backup.js'
 import { CliError } from '../cli-error.js'
-import { AUDIT_EXIT, usageErrorsExitWith, type CommandOutcome } from './exit-status.js'
 import { processIo, type CliIo } from './io.js'
 import { importCommand } from './import.js'
 import { seedCommand } from './seed.js'
-import { takeOverCommand } from './take-over.js'
+import { withStore } from './store.js'
 import { usersCommand } from './users.js'
 
-/**
- * The `tracer` command and its subcommands, reading and writing only through `io`. A command that
- * ends well with another exit status than 0 (the audit) sets it in `outcome`.
- */
+/** The `tracer` command, reading and writing only through `io`; the audit sets its exit status in `outcome`. */
 export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome = { status: 0 }): Command {
   const program = new Command('tracer')
     .description('frb-tracer: tokens, events, the baseband event tracer and its audit')
@@ -34,7 +30,15 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
   program.addCommand(seedCommand(io))
   program.addCommand(importCommand(io))
   program.addCommand(backupCommand(io))
-  program.addCommand(takeOverCommand(io))
+
+  // An operator's decision, never a start's: a lease that lapsed may be an instance that is only held up.
+  program
+    .command('take-over')
+    .description('remove the leases of instances that stopped without a clean stop (never a live one), so that the next start may change TRACER_SITES or STAGE_DEADLINES')
+    .action(async () => {
+      await withStore(io, 'refuse', async () => {}, 'take-over', { notify: (line) => void io.stdout.write(`${line}\n`) })
+    })
+
   const audit = auditCommand(io, outcome)
   program.addCommand(audit)
 
@@ -52,11 +56,15 @@ export function createProgram(io: CliIo = processIo(), outcome: CommandOutcome =
   for (const command of allCommands(program)) {
     command
       .showHelpAfterError()
-      // The audit's usage errors end with 2, apart from the 1 that means something is stuck.
-      .exitOverride(command === audit ? usageErrorsExitWith(AUDIT_EXIT.usage) : undefined)
+      // The audit's usage errors end with 2, apart from the 1 that means something is stuck; help and version with 0.
+      .exitOverride(command === audit ? auditUsageError : undefined)
       .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
   }
   return program
+}
+
+function auditUsageError(error: CommanderError): never {
+  throw error.exitCode === 0 ? error : new CommanderError(AUDIT_EXIT.usage, error.code, error.message)
 }
 
 function allCommands(command: Command): Command[] {

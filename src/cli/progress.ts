@@ -1,37 +1,28 @@
-export interface Progress {
+interface Progress {
   update(value: number): void
   stop(): void
 }
 
 const NONE: Progress = { update() {}, stop() {} }
 
-export interface ProgressOptions {
-  label: string
-  /** How `value` and `total` are shown (default: as they are). */
-  format?: (value: number) => string
-}
-
-/**
- * A progress bar on `stream` when it is a terminal. Redirected to a file or a pipe (CI, tests) it
- * shows nothing: a bar's control characters would only clutter a log.
- */
-export async function progressBar(stream: NodeJS.WritableStream, total: number, options: ProgressOptions): Promise<Progress> {
+/** A progress bar on `stream` when it is a terminal; none in a file or a pipe (CI, tests), whose log its control characters would clutter. */
+export async function progressBar(
+  stream: NodeJS.WritableStream,
+  total: number,
+  { label, format }: { label: string; format?: (value: number) => string }
+): Promise<Progress> {
   if ((stream as { isTTY?: boolean }).isTTY !== true) return NONE
-  // Loaded only for a terminal: its text-width tables take memory, which every other
-  // process (`serve` above all, since it loads the commands' modules to parse its own) would carry.
+  // Loaded only for a terminal: its text-width tables take memory every other process (`serve` above all) would carry.
   const { default: cliProgress } = await import('cli-progress')
-  const { format } = options
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: `${options.label} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} elapsed, ETA {eta_formatted}`,
+      format: `${label} [{bar}] {percentage}% | {value}/{total} | {duration_formatted} elapsed, ETA {eta_formatted}`,
       hideCursor: true,
       clearOnComplete: true,
       etaBuffer: 50,
       formatValue: (value, barOptions, type) =>
-        format !== undefined && (type === 'value' || type === 'total')
-          ? format(value)
-          : cliProgress.Format.ValueFormat(value, barOptions, type)
+        format !== undefined && (type === 'value' || type === 'total') ? format(value) : cliProgress.Format.ValueFormat(value, barOptions, type)
     },
     cliProgress.Presets.shades_classic
   )

@@ -1,19 +1,21 @@
 import { becomesPrimary } from '../cluster/roles.js'
-import { loadConfig, type Config } from '../config.js'
+import { loadConfig } from '../config.js'
 import { resolveJwtSecret, type ResolvedSecret } from '../secret.js'
 import { holdListenAddress } from '../start/listen-address.js'
 import { secretFailure } from '../start/start-failures.js'
 
-/**
- * `tracer serve`: checks the configuration, then that the server can listen, and only then writes
- * anything (the generated secret, the store), so that a start that cannot serve leaves nothing.
- */
+/** `tracer serve`: checks the configuration and the address before it writes anything, so that a start that cannot serve leaves nothing. */
 export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   // A bad configuration stops start-up before the service's modules are even loaded.
   const config = loadConfig(env)
   const address = await holdListenAddress(config)
   try {
-    const secret = jwtSecret(config)
+    let secret: ResolvedSecret
+    try {
+      secret = resolveJwtSecret(config)
+    } catch (error) {
+      throw secretFailure(error)
+    }
     // Loaded on demand, so that the other commands start in a blink.
     if (becomesPrimary(config)) {
       const { runPrimary } = await import('../cluster/primary.js')
@@ -24,13 +26,5 @@ export async function serve(env: NodeJS.ProcessEnv): Promise<void> {
   } finally {
     // Released by now unless the start failed before it listened.
     await address.release()
-  }
-}
-
-function jwtSecret(config: Config): ResolvedSecret {
-  try {
-    return resolveJwtSecret(config)
-  } catch (error) {
-    throw secretFailure(error)
   }
 }

@@ -1,7 +1,4 @@
-/**
- * Rows (the first is the header) as lines of text a person reads: each column padded to its widest
- * cell, two spaces apart; the last column is left to run on.
- */
+/** Rows (the first is the header) as lines of text: columns padded to their widest cell, two spaces apart; the last runs on. */
 export function aligned(rows: readonly (readonly string[])[], rightAligned: (column: number) => boolean = () => false): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
   return rows.map((row) =>
@@ -12,4 +9,15 @@ export function aligned(rows: readonly (readonly string[])[], rightAligned: (col
       })
       .join('  ')
   )
+}
+
+/** Characters a terminal acts on or hides rather than shows: controls (ESC, NUL, C1), format characters, line separators. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
+
+/** `text` with each such character as a JSON escape (`\u001b`): a message quoting a file never sends its bytes to the terminal. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (char) => {
+    const code = char.codePointAt(0)!
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`
+  })
 }

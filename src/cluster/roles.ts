@@ -7,17 +7,13 @@ import type { Config } from '../config.js'
 export const DRAIN_MESSAGE = 'frb-tracer:drain'
 
 /** What a worker sends its primary to have it print why the worker cannot serve; the primary answers FATAL_HEARD. */
-export const FATAL_LINE = 'frb-tracer:fatal-line'
+const FATAL_LINE = 'frb-tracer:fatal-line'
 export const FATAL_HEARD = 'frb-tracer:fatal-heard'
 
 /** How long a closing server lets in-flight requests finish before it exits anyway. */
 export const CLOSE_GRACE_MS = 10_000
 
-/**
- * The exit status of a worker whose store cannot be used (bad credentials, a malformed connection
- * string, data that breaks a unique index): a new worker would fail the same way, so the primary
- * stops the service instead of restarting it. 78 is EX_CONFIG in sysexits.h.
- */
+/** A worker whose store cannot be used (bad credentials, a unique index broken): a new one would fail alike, so the service stops. EX_CONFIG. */
 export const STORE_UNUSABLE_EXIT_CODE = 78
 
 /** Whether this process is one of several workers behind a primary (WORKERS > 1). */
@@ -26,20 +22,15 @@ export const isWorker = cluster.isWorker
 /** Whether `serve` makes this process the primary of WORKERS servers rather than the server itself. */
 export const becomesPrimary = (config: Config) => config.WORKERS > 1 && cluster.isPrimary
 
-/**
- * Whether the primary has opened, migrated and prepared the store (first admin, demo data) before
- * forking: it does for SQLite. On MongoDB, which connects in the background, each worker prepares
- * it once connected, as a single server does; of several creating `admin`, one insert wins.
- */
+/** Whether the primary prepared the store before forking: SQLite's. On MongoDB each worker does once connected; one `admin` insert wins. */
 export const storePreparedByPrimary = (config: Config) => isWorker && config.TRACER_STORE === 'sqlite'
 
 /** The exit status for a store that cannot be used: 1 for a single server, as the README says. */
 export const storeUnusableExitCode = () => (isWorker ? STORE_UNUSABLE_EXIT_CODE : 1)
 
 /**
- * In a worker, runs `close` when the primary asks it to drain. The primary asks by message, not
- * by signal, because a signal sent to the whole process group as well (Ctrl-C in a terminal,
- * systemd's default) would then be a second one, and a second signal ends a server at once.
+ * In a worker, runs `close` when the primary asks it to drain: by message, since a signal the whole
+ * process group also got (Ctrl-C, systemd's default) would be a second one, which ends a server at once.
  */
 export function closeWhenPrimaryAsks(close: () => void): void {
   if (!isWorker) return
@@ -54,9 +45,8 @@ export const isFatalLine = (message: unknown): message is { kind: typeof FATAL_L
 
 /**
  * Prints `text` (why this process cannot serve) to standard error and exits with `status`. A worker
- * hands the text to its primary, which prints each distinct text once: a reason every worker meets
- * (a malformed connection string) is then one line, as it is for a single server. The worker exits
- * once the primary has it, and prints it itself if the primary does not answer within a second.
+ * hands it to its primary, which prints each distinct text once (a reason every worker meets is one
+ * line), and prints it itself if the primary does not answer within a second.
  */
 export function exitSaying(text: string, status: number): void {
   if (!isWorker || !process.connected) {

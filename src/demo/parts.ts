@@ -1,9 +1,7 @@
 import type { HeartbeatInput } from '../../schemas/heartbeats.js'
 import type { DatatrailRecord, FeedTransition, TraceRecord } from '../domain/records.js'
-import { CLASSIFICATION_KEY, STAGES } from '../vocabulary.js'
-import { HEARTBEAT_IDS_PER_EVENT, type DemoLayout } from './layout.js'
-import { Fault } from './faults.js'
-import { FILES_PER_DUMP, type BasebandPlan } from './plan.js'
+import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../vocabulary.js'
+import { Fault, FILES_PER_DUMP, type BasebandPlan } from './plan.js'
 import { round2, type Random } from './random.js'
 
 const CONVERSION = STAGES.indexOf('baseband_conversion')
@@ -13,6 +11,31 @@ const REPLICATION = STAGES.indexOf('data_replication_to_minoc')
 const MAX_UNCOUNTED = 40
 /** How far behind the clock of a site with Fault.clockBehind runs: more than any stage takes. */
 const CLOCK_BEHIND_MS = 12 * 3_600_000
+
+/** Heartbeat ids are event_no * 64 + site index: unique without a counter (a store allows 64 sites). */
+export const HEARTBEAT_IDS_PER_EVENT = 64
+
+/** Every name the generator needs, derived once from the sites: per event it then only picks strings and shares arrays. */
+export interface DemoLayout {
+  sites: readonly string[]
+  /** The actions key and datatrail member of each site's baseband data. */
+  members: readonly string[]
+  /** Trace keys by stage, then site. */
+  stageKeys: readonly (readonly string[])[]
+  scopes: readonly string[]
+  storageElements: readonly (readonly string[])[]
+}
+
+export function demoLayout({ names: sites, basebandKeys }: Sites): DemoLayout {
+  return {
+    sites,
+    members: basebandKeys,
+    stageKeys: STAGES.map((stage) => sites.map((site) => stageKey(stage, site))),
+    scopes: sites.map((site) => `${site}.event.baseband.raw`),
+    // The primary site's data goes to the archive first; an outrigger's stays on site too.
+    storageElements: sites.map((site, index) => (index === 0 ? ['MINOC'] : [site.toUpperCase(), 'MINOC']))
+  }
+}
 
 /** What the parts of one baseband event share. Times: ms for the event, s for write times. */
 export interface PartsContext {
@@ -27,29 +50,26 @@ export interface PartsContext {
 }
 
 /**
- * The trace with every key the service outputs, in its order, plus the pipeline's timestamps; the
- * change of each complete key from `incomplete` goes to `history`, at the time the pipeline made it
- * (the classifier's by `tsar`, the sites' stages by `pipeline`), so stage latency has figures.
+ * The trace with every key the service outputs, in its order, and the pipeline's timestamps; each
+ * complete key's change from `incomplete` goes to `history` when the pipeline made it, for stage latency.
  */
 export function demoTrace(context: PartsContext, history: FeedTransition[]): TraceRecord {
   const { layout, plan, random, eventNo, timestamp, classifiedAfter, nowSec } = context
   // A lost update leaves the trace as it was: classified in the event record, incomplete here.
   const classified = Number.isFinite(classifiedAfter) && !plan.classificationLost()
   const trace: TraceRecord = { event_no: eventNo, [CLASSIFICATION_KEY]: classified ? 'complete' : 'incomplete' }
-  const completed = (key: string, afterMs: number, by: string) =>
-    history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at: Math.min((timestamp + afterMs) / 1000, nowSec), by })
-  const completedBehind = (key: string, afterMs: number) =>
-    history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at: (timestamp + afterMs - CLOCK_BEHIND_MS) / 1000, by: 'pipeline' })
-  if (classified) completed(CLASSIFICATION_KEY, classifiedAfter, 'tsar')
+  const completed = (key: string, at: number, by: string) => history.push({ event_no: eventNo, key, from: 'incomplete', to: 'complete', at, by })
+  if (classified) completed(CLASSIFICATION_KEY, Math.min((timestamp + classifiedAfter) / 1000, nowSec), 'tsar')
   let latest = 0
   for (let stage = 0; stage < STAGES.length; stage++) {
     const keys = layout.stageKeys[stage]!
     for (let site = 0; site < keys.length; site++) {
       const status = traceStatus(plan, stage, site)
       if (status === 'complete') {
-        latest = Math.max(latest, plan.completedAt(site, stage))
-        if (plan.fault[site] === Fault.clockBehind) completedBehind(keys[site]!, plan.completedAt(site, stage))
-        else completed(keys[site]!, plan.completedAt(site, stage), 'pipeline')
+        const after = plan.completedAt(site, stage)
+        latest = Math.max(latest, after)
+        const at = plan.fault[site] === Fault.clockBehind ? (timestamp + after - CLOCK_BEHIND_MS) / 1000 : Math.min((timestamp + after) / 1000, nowSec)
+        completed(keys[site]!, at, 'pipeline')
       }
       trace[keys[site]!] = status
     }
@@ -126,9 +146,7 @@ export function demoHeartbeats(context: PartsContext, out: HeartbeatInput[]): vo
     let error: string | null = null
     if (plan.fault[site] === Fault.heartbeatError) error = 'timeout: no data written within 3600 s'
     // A conversion still under way has nothing to report yet; half the failed ones say why.
-    else if (!converted && plan.underWay[site] === 0 && random() < 0.5) {
-      error = `conversion failed: ${FILES_PER_DUMP - files} files unreadable`
-    }
+    else if (!converted && plan.underWay[site] === 0 && random() < 0.5) error = `conversion failed: ${FILES_PER_DUMP - files} files unreadable`
     out.push({
       event_no: eventNo,
       heartbeat_id: eventNo * HEARTBEAT_IDS_PER_EVENT + site,

@@ -1,48 +1,99 @@
 import { STAGES, type Stage } from '../vocabulary.js'
-import { Fault, FAULT_ROTATION, faultFits } from './faults.js'
 import type { Random } from './random.js'
 
-/** Each stage's chance to complete once the one before it has; the rest fail and wait for someone. */
-const STAGE_CHANCES: Readonly<Record<Stage, number>> = {
-  baseband_callback_request: 0.997,
-  baseband_conversion: 0.985,
-  data_registration: 0.99,
-  data_replication_to_minoc: 0.98
+/** How the pipeline's records of one site contradict each other, as seen in practice: each is what one audit rule looks for, but `got`. */
+export const Fault = {
+  none: 0,
+  /** The trace says registered; the datatrail never saw the registration (registered-not-in-datatrail). */
+  registrationNotInDatatrail: 1,
+  /** The datatrail registered the data; the trace was never told (datatrail-not-in-trace). */
+  registrationNotInTrace: 2,
+  /** Replication marked complete while files of the dump are missing (replicated-with-missing-files). */
+  replicatedWithMissingFiles: 3,
+  /** Registered before the conversion wrote its last files: fewer than its heartbeat counts (file-count-mismatch). */
+  fileCountMismatch: 4,
+  /** The conversion's heartbeat reported an error, yet the trace says it completed (heartbeat-error). */
+  heartbeatError: 5,
+  /** An earlier stage's update was lost while later ones arrived (out-of-order). */
+  lostUpdate: 6,
+  /** actions.got disagrees with the trace's baseband_conversion (no audit rule reads actions.got). */
+  got: 7,
+  /** The site's clock ran half a day behind, so its stages were recorded complete before the event (completed-before-event). */
+  clockBehind: 8,
+  /**
+   * The classifier's trace update was lost: classified in the event, incomplete in the trace
+   * (classified-not-in-trace). The event's fault, placed at a site only to take its turn.
+   */
+  classificationLost: 9
+} as const
+export type Fault = (typeof Fault)[keyof typeof Fault]
+
+/** The order faults come in, so that a few hundred baseband events show every kind several times. */
+const FAULT_ROTATION: readonly Fault[] = [
+  Fault.registrationNotInDatatrail,
+  Fault.heartbeatError,
+  Fault.replicatedWithMissingFiles,
+  Fault.lostUpdate,
+  Fault.fileCountMismatch,
+  Fault.registrationNotInTrace,
+  Fault.clockBehind,
+  Fault.classificationLost
+]
+
+// Complete stages at a site once its data is converted, registered, replicated.
+const CONVERTED = 2
+const REGISTERED = 3
+const REPLICATED = 4
+
+/** Whether a site that completed `progress` stages can have the fault: records cannot contradict work not done yet. */
+function faultFits(fault: Fault, progress: number, noReplication: boolean, classified: boolean): boolean {
+  switch (fault) {
+    case Fault.registrationNotInDatatrail:
+    case Fault.registrationNotInTrace:
+    case Fault.fileCountMismatch:
+      return progress >= REGISTERED
+    case Fault.replicatedWithMissingFiles:
+      return progress >= REPLICATED && !noReplication
+    case Fault.heartbeatError:
+    case Fault.lostUpdate:
+      return progress >= CONVERTED
+    case Fault.clockBehind:
+      return progress >= 1
+    case Fault.classificationLost:
+      return classified
+    default:
+      return true
+  }
 }
+
 /**
- * How long a stage takes once the one before it is complete, in minutes (fastest, slowest). Even
- * when every stage is slowest, each completes well within its default audit deadline (15 min, 6 h,
- * 12 h, 48 h after the event), so a young event is in progress, and only a failed stage gets stuck.
+ * Each stage's chance to complete once the one before it has (the rest fail and wait for someone),
+ * and how long it then takes in minutes, fastest and slowest. Even the slowest completes well within
+ * its default deadline, so a young event is in progress, and only a failed stage gets stuck.
  */
-const STAGE_MINUTES: Readonly<Record<Stage, readonly [number, number]>> = {
-  baseband_callback_request: [1, 10],
-  baseband_conversion: [10, 60],
-  data_registration: [20, 180],
-  data_replication_to_minoc: [60, 720]
+const STAGE_PACE: Readonly<Record<Stage, { chance: number; minutes: readonly [number, number] }>> = {
+  baseband_callback_request: { chance: 0.997, minutes: [1, 10] },
+  baseband_conversion: { chance: 0.985, minutes: [10, 60] },
+  data_registration: { chance: 0.99, minutes: [20, 180] },
+  data_replication_to_minoc: { chance: 0.98, minutes: [60, 720] }
 }
 // The same in pipeline order, for the loop that draws them.
-const CHANCES = STAGES.map((stage) => STAGE_CHANCES[stage])
-const FASTEST_MS = STAGES.map((stage) => STAGE_MINUTES[stage][0] * 60_000)
-const SPREAD_MS = STAGES.map((stage) => (STAGE_MINUTES[stage][1] - STAGE_MINUTES[stage][0]) * 60_000)
+const CHANCES = STAGES.map((stage) => STAGE_PACE[stage].chance)
+const FASTEST_MS = STAGES.map((stage) => STAGE_PACE[stage].minutes[0] * 60_000)
+const SPREAD_MS = STAGES.map((stage) => (STAGE_PACE[stage].minutes[1] - STAGE_PACE[stage].minutes[0]) * 60_000)
 
 const TRACE_SHARE = 0.96
 /** Events without a trace whose sites dumped data all the same: the trace was never created. */
 const ORPHAN_SHARE = 0.15
 const OUTRIGGER_SHARE = 0.65
-/**
- * Baseband events with a trace from one fault to the next, fewest and most. Faults come at a steady
- * pace rather than by independent chance, so that every day of even a small demo shows some.
- */
+/** Baseband events with a trace from one fault to the next: a steady pace, so that every day of even a small demo shows some. */
 const FAULT_GAP = { fewest: 8, most: 12 }
 /** Chance that actions.got at the primary site disagrees with the trace, besides the faults above. */
 const GOT_WRONG_SHARE = 0.01
 export const FILES_PER_DUMP = 1024
 const MAX_MISSING = 40
 
-/**
- * Where one baseband event got to at each site. One instance is reused for every event (typed
- * arrays, no allocation per event); `draw` overwrites it.
- */
+/** Where one baseband event got to at each site: one instance (typed arrays) that `draw` overwrites for every event. */
 export class BasebandPlan {
   hasTrace = false
   /** Baseband events with a trace still to come before the next fault is due. */
@@ -99,10 +150,7 @@ export class BasebandPlan {
     return this
   }
 
-  /**
-   * Gives one requested site a fault its progress allows (records cannot contradict work not done
-   * yet); when none does, the fault waits for the next event.
-   */
+  /** Gives one requested site a fault its progress allows; when none does, the fault waits for the next event. */
   private placeFault(random: Random): void {
     const fault = FAULT_ROTATION[this.nextFault]!
     const first = Math.floor(random() * this.siteCount)

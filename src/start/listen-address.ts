@@ -11,12 +11,9 @@ export interface HeldAddress {
 }
 
 /**
- * Binds HOST:PORT before a start writes anything (the generated JWT secret, the store, its first
- * admin and demo data), so that a start that cannot listen stops with nothing written. The socket
- * is kept until `release`, called just before the server listens (or, with WORKERS > 1, before
- * the workers start): another process can take the port only in that moment, and the start then
- * stops as it always did. A client that connects meanwhile is reset; the server is not up yet. A
- * worker checks nothing: its listen goes through the primary, which has.
+ * Binds HOST:PORT before a start writes anything, so that a start that cannot listen stops with
+ * nothing written, until `release` just before the server (or the workers) listen. A client that
+ * connects meanwhile is reset. A worker checks nothing: it listens through the primary, which has.
  */
 export async function holdListenAddress(config: Config): Promise<HeldAddress> {
   if (cluster.isWorker) return { release: async () => {} }

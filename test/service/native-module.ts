@@ -1,8 +1,7 @@
 import t from 'tap'
 import { CliError } from '../../src/cli-error.js'
 import { loadConfig } from '../../src/config.js'
-import { nativeModuleMismatch } from '../../src/start/native-module.js'
-import { storeFailure } from '../../src/start/start-failures.js'
+import { nativeModuleMismatch, storeFailure } from '../../src/start/start-failures.js'
 
 /** What Node 24 throws when it loads a better-sqlite3 that npm built against Node 20's headers. */
 const nodeSays = () =>
