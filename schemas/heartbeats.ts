@@ -27,8 +27,7 @@ const heartbeatFields = (sites: Sites) => ({
   received: ref(HeartbeatReceivedSchema)
 })
 
-export const heartbeatSchema = (sites: Sites) =>
-  Type.Object(heartbeatFields(sites), { $id: 'Heartbeat', additionalProperties: false })
+export const heartbeatSchema = (sites: Sites) => Type.Object(heartbeatFields(sites), { $id: 'Heartbeat', additionalProperties: false })
 
 export const heartbeatInputSchema = (sites: Sites) =>
   Type.Object(
@@ -38,8 +37,7 @@ export const heartbeatInputSchema = (sites: Sites) =>
 export type HeartbeatInput = Static<ReturnType<typeof heartbeatInputSchema>>
 export type Heartbeat = Omit<HeartbeatInput, 'event_no'>
 
-export const heartbeatBatchSchema = (sites: Sites) =>
-  Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })
+export const heartbeatBatchSchema = (sites: Sites) => Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })
 
 export const HeartbeatPartQuerySchema = Type.Object({
   after_heartbeat_id: Type.Optional(

@@ -3,9 +3,7 @@ import { WRITTEN_STATUSES } from '../src/vocabulary.js'
 import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 const transitionFields = {
-  key: Type.String({
-    description: 'The trace key that changed: `stages/tsar_classification` or `stages/{stage}/sites/{site}`.'
-  }),
+  key: Type.String({ description: 'The trace key that changed: `stages/tsar_classification` or `stages/{stage}/sites/{site}`.' }),
   from: Type.Union([Type.String(), Type.Null()], {
     description: 'The stored value before, as stored (it may be `not_required`); null when the trace did not exist.'
   }),
