@@ -12,7 +12,6 @@ export class RoleCache {
 
   constructor(
     private readonly lookup: (name: string) => Promise<Role | undefined>,
-    /** The app's clock. */
     private readonly clock: () => number
   ) {}
 
