@@ -30,9 +30,8 @@ export function resolveJwtSecret(config: Config): ResolvedSecret {
 }
 
 /**
- * Creates `file` holding `content` unless it exists, so that no reader ever sees it part-written: of
- * two instances starting together, one creates it and both read the same. Creating the file itself
- * with 'wx' left a moment where it existed still empty, and the other instance read that.
+ * Creates `file` holding `content` unless it exists, never seen part-written: with 'wx' on the file
+ * itself, another instance starting together read it while still empty.
  */
 function createWhole(file: string, content: string): void {
   const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`
