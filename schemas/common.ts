@@ -31,17 +31,11 @@ export const exceptions = [
   'ServiceUnavailable'
 ] as const
 
-export const ExceptionSchema = StringEnum(exceptions, {
-  $id: 'Exception',
-  description: 'Machine-readable name of the error.'
-})
+export const ExceptionSchema = StringEnum(exceptions, { $id: 'Exception', description: 'Machine-readable name of the error.' })
 export type Exception = Static<typeof ExceptionSchema>
 
 export const ErrorEnvelopeSchema = Type.Object(
-  {
-    reasons: Type.Array(Type.String(), { description: 'Human-readable reasons, at least one.' }),
-    exception: ref(ExceptionSchema)
-  },
+  { reasons: Type.Array(Type.String(), { description: 'Human-readable reasons, at least one.' }), exception: ref(ExceptionSchema) },
   { $id: 'ErrorEnvelope', description: 'Body of every non-2xx response.', additionalProperties: false }
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>

@@ -3,10 +3,7 @@ import type { Sites } from '../src/vocabulary.js'
 import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 export const HeartbeatSentSchema = Type.Object(
-  {
-    trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }),
-    error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])
-  },
+  { trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }), error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]) },
   { $id: 'HeartbeatSent', additionalProperties: false, description: 'What the site was asked for, and when.' }
 )
 

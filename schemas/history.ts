@@ -30,10 +30,7 @@ export const StreamedTransitionSchema = Type.Object(
 export type StreamedTransition = Static<typeof StreamedTransitionSchema>
 
 export const TraceHistorySchema = Type.Object(
-  {
-    event_no: EventNoSchema,
-    transitions: Type.Array(ref(TransitionSchema), { description: 'Oldest first: by `at`, then the order of writing.' })
-  },
+  { event_no: EventNoSchema, transitions: Type.Array(ref(TransitionSchema), { description: 'Oldest first: by `at`, then the order of writing.' }) },
   { $id: 'TraceHistory', additionalProperties: false, description: 'Every recorded change of an event’s trace.' }
 )
 export type TraceHistory = Static<typeof TraceHistorySchema>

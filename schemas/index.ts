@@ -33,10 +33,7 @@ import { HealthSchema, VersionSchema } from './service.js'
 import { stageLatencyReportSchema, stageLatencyRowSchema } from './stage-latency.js'
 import { basebandCallbackSchema, createTraceRequestSchema, StageStatusSchema, traceSchema, updateTraceRequestSchema } from './trace.js'
 
-/**
- * Every schema with an `$id`, registered once with `fastify.addSchema` and named in openapi.yaml in
- * this order. Shapes with a key per site are built from the configured sites.
- */
+/** Every schema with an `$id`, registered once with `fastify.addSchema` and named in openapi.yaml in this order. */
 export function sharedSchemas(sites: Sites): TSchema[] {
   return [
     [ExceptionSchema, ErrorEnvelopeSchema, StatusTrueSchema],
