@@ -38,9 +38,7 @@ declare module 'fastify' {
 }
 
 /** Anything pino can write log lines to. */
-export interface LogStream {
-  write(line: string): void
-}
+type LogStream = { write(line: string): void }
 
 export interface AppOptions {
   config: Config
@@ -60,10 +58,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
     logger: {
       level: config.LOG_LEVEL,
       // Fastify logs no headers or bodies; these paths guard anything that ever logs them.
-      redact: {
-        paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'],
-        censor: '[redacted]'
-      },
+      redact: { paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'], censor: '[redacted]' },
       mixin: requestLoggers.mixin,
       ...(logStream === undefined ? {} : { stream: logStream })
     },

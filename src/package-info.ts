@@ -18,10 +18,7 @@ export const projectRoot = (() => {
   }
 })()
 
-const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
-  version: string
-  scripts?: Record<string, string>
-}
+const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string; scripts?: Record<string, string> }
 
 export const packageVersion = manifest.version
 

@@ -9,10 +9,7 @@ export interface ResolvedSecret {
   generatedFile?: string
 }
 
-/**
- * JWT_SECRET, or outside production a generated one kept beside the SQLite file (mode 0600), so
- * restarts and other instances on the same data folder keep accepting each other's tokens.
- */
+/** JWT_SECRET, or outside production one kept beside the SQLite file, so that restarts and other instances there accept each other's tokens. */
 export function resolveJwtSecret(config: Config): ResolvedSecret {
   if (config.JWT_SECRET !== undefined) return { secret: config.JWT_SECRET }
   if (config.NODE_ENV === 'production') {

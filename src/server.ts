@@ -12,9 +12,8 @@ import { openStoreForServing } from './store/open.js'
 import type { Store } from './store/port.js'
 
 /**
- * Opens the store, listens, and closes gracefully on SIGTERM or SIGINT; a single server and each worker alike.
- * A MongoDB store that does not answer yet leaves the server live but not ready. `address` (HOST:PORT,
- * held since before anything was written) is released just before the server listens there.
+ * Opens the store, listens, and closes gracefully on SIGTERM or SIGINT; a MongoDB store that does not answer yet leaves
+ * the server live but not ready. `address`, held since before anything was written, is released just before listening.
  */
 export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret, address: HeldAddress) {
   const announce = (line: string) => void process.stdout.write(line + '\n')

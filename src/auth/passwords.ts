@@ -1,10 +1,7 @@
 import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { ScryptThreads } from './scrypt-threads.js'
 
-/**
- * OWASP's minimum setting with the least memory (16 MiB a hash). The parameters are stored with each
- * hash, so they can change without invalidating existing passwords.
- */
+/** OWASP's minimum setting with the least memory (16 MiB a hash); stored with each hash, so it can change. */
 export const PASSWORD_COST = { N: 2 ** 14, r: 8, p: 5 }
 const KEY_LENGTH = 32
 
@@ -12,8 +9,6 @@ type Cost = typeof PASSWORD_COST
 
 /** Every hash of the process, logins and commands alike, is made by these threads. */
 const threads = new ScryptThreads()
-
-/** How many passwords this process hashes at once at most. */
 export const HASHING_THREADS = threads.size
 
 function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {

@@ -87,15 +87,12 @@ export async function authLimits(fastify: FastifyInstance, config: Config): Prom
       const places = limits.map(({ key }) => underWay.join(key))
       try {
         for (const [index, { limiter }] of limits.entries()) await refuseWhenSpent(request, reply, limiter, places[index]! - 1)
-      } catch (error) {
-        for (const { key } of limits) underWay.leave(key)
-        throw error
-      }
-      try {
-        return await login()
-      } catch (error) {
-        await countFailed(request)
-        throw error
+        try {
+          return await login()
+        } catch (error) {
+          await countFailed(request)
+          throw error
+        }
       } finally {
         for (const { key } of limits) underWay.leave(key)
       }
