@@ -75,7 +75,6 @@ export const EventQuerySchema = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Events a page.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'From `next_cursor`; it carries the window, filters and order of the first page, so those parameters are ignored; `limit` is not, and may change from page to page.' }))
 })
-export type EventQuery = Static<typeof EventQuerySchema>
 
 /** The body of the Python client's batch read, `Events.get_event([...])`. */
 export const EventBatchRequestSchema = Type.Object(
