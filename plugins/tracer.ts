@@ -17,10 +17,7 @@ import stageLatency from './stage-latency.js'
 import traceStream from './trace-stream.js'
 import tracerWrites from './tracer-writes.js'
 
-/**
- * Rows of about 1 KB read at a time while streaming a window: a stalled client holds its page long enough to
- * reach the old space, and smaller pages cost no rate the bench can see (docs/performance.md).
- */
+/** Rows of about 1 KB a read: a stalled client's page lives into the old space, and smaller pages cost no rate (docs/performance.md). */
 const PAGE_SIZE = 25
 
 /** The event tracer: baseband callbacks of a window, one event's status, the audit and the trace writes. */

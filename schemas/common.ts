@@ -1,9 +1,6 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox'
 
-/**
- * A `$ref` to a shared schema, keeping its static type: openapi.yaml then names the component
- * (`#/components/schemas/<$id>`) instead of inlining it.
- */
+/** A `$ref` to a shared schema, keeping its static type: openapi.yaml names the component instead of inlining it. */
 export function ref<T extends TSchema>(schema: T, options: SchemaOptions = {}) {
   if (schema.$id === undefined) throw new Error('ref() needs a schema with an $id')
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id, options))

@@ -1,7 +1,4 @@
-/*
- * One text over both stores: SQLite answers at once (a transaction must run to its end without yielding),
- * MongoDB with promises. A generator of the store's answers runs at once until the first promise.
- */
+// One text over both stores: SQLite answers at once (a transaction must not yield), MongoDB with promises.
 
 /** A value a store answers at once (SQLite) or with a promise (MongoDB). */
 export type Maybe<T> = T | Promise<T>

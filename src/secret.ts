@@ -26,10 +26,7 @@ export function resolveJwtSecret(config: Config): ResolvedSecret {
   return { secret, generatedFile: file }
 }
 
-/**
- * Creates `file` holding `content` unless it exists, never seen part-written: with 'wx' on the file
- * itself, another instance starting together read it while still empty.
- */
+/** Creates `file` holding `content` unless it exists, never seen part-written ('wx' on the file itself let a reader see it empty). */
 function createWhole(file: string, content: string): void {
   const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`
   writeFileSync(draft, content, { flag: 'wx', mode: 0o600 })

@@ -1,7 +1,4 @@
-/*
- * The words the whole service shares: stages, statuses, the audit's rules and verdicts, the names made from
- * the sites. A leaf module (it imports nothing), so every layer takes its words from here.
- */
+// The words the whole service shares: a leaf module (it imports nothing), so every layer takes its words from here.
 
 /** The four per-site stages of a baseband callback, in pipeline order. */
 export const STAGES = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc'] as const

@@ -34,10 +34,7 @@ const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
  */
 const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
-/**
- * The verify options @fastify/jwt is registered with. Time is left out (AccessTokens checks exp and
- * nbf on the app's clock), so the verifier's decision about a token holds for good and is cached here.
- */
+/** Without time (AccessTokens checks exp and nbf on the app's clock), so that the verifier's decision about a token holds for good. */
 export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'issuer'>) {
   return {
     algorithms: ['HS256' as const],

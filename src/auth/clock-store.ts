@@ -2,10 +2,7 @@ import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
-/**
- * @fastify/rate-limit's LocalStore (a fixed window from a key's first hit, the `size` keys used last)
- * on the app's clock instead of Date.now, without the options the login limits do not use.
- */
+/** @fastify/rate-limit's LocalStore (a window from a key's first hit, the `size` keys used last) on the app's clock, not Date.now. */
 export function clockStore(clock: () => number, size = 5000): FastifyRateLimitStoreCtor {
   class ClockStore implements FastifyRateLimitStore {
     /** In the order last used: the first is the one to forget. */
