@@ -10,10 +10,7 @@ import { fromRequest } from '../src/infrastructure/http/request-input.js'
 import { auditReportJson } from '../src/reports/audit-report.js'
 import { keptWindow } from '../src/reports/kept-window.js'
 
-/**
- * The audit: each baseband event's trace held against its datatrail, its heartbeats and the clock,
- * for a window (streamed) or one event.
- */
+/** Each baseband event's trace held against its datatrail, its heartbeats and the clock, for a window or one event. */
 const audit: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config, clock, streamedResponses, windowReads } = fastify
   const sites = config.TRACER_SITES
@@ -34,11 +31,7 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
           '`summary` comes last, after `events`, since it is counted while they stream (the order of the members of a ' +
           'JSON object carries no meaning).',
         querystring: auditQuerySchema(sites),
-        response: {
-          200: ref(auditReportSchema(sites), { description: 'The audit of the window.' }),
-          ...errorResponses(400, 401),
-          ...windowReportRefusals
-        }
+        response: { 200: ref(auditReportSchema(sites), { description: 'The audit of the window.' }), ...errorResponses(400, 401), ...windowReportRefusals }
       }
     },
     async (request, reply) => {
@@ -73,8 +66,7 @@ const audit: FastifyPluginAsyncTypebox = async (fastify) => {
     },
     async (request) => {
       const { event_no } = request.params
-      // One row: the event's kept facts, audited at this request's clock. Only events in the
-      // audit have one; the event itself says which refusal applies.
+      // The event's kept facts, audited at this request's clock; without them the event says which refusal applies.
       const kept = await store.audits.find(event_no)
       const event = kept?.facts.event
       const nothingToAudit = () => notFound(`Event ${event_no} requested no baseband data: it has nothing to audit.`)

@@ -1,12 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import {
-  AccessTokenResponseSchema,
-  CredentialsSchema,
-  RefreshRequestSchema,
-  TokenInvalidSchema,
-  TokenPairSchema,
-  TokenValidSchema
-} from '../schemas/auth.js'
+import { AccessTokenResponseSchema, CredentialsSchema, RefreshRequestSchema, TokenInvalidSchema, TokenPairSchema, TokenValidSchema } from '../schemas/auth.js'
 import { ErrorEnvelopeSchema, errorResponses, noSecurity, ref, tokenSecurity } from '../schemas/common.js'
 import { tokenOf } from '../src/auth/authorization-header.js'
 import { verifyPassword } from '../src/auth/passwords.js'
@@ -43,10 +36,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
           'only addresses that have failed for that username wait.',
         security: noSecurity(),
         body: ref(CredentialsSchema),
-        response: {
-          200: ref(TokenPairSchema, { description: 'The tokens.' }),
-          ...errorResponses(400, 401, 413, 415, 429)
-        }
+        response: { 200: ref(TokenPairSchema, { description: 'The tokens.' }), ...errorResponses(400, 401, 413, 415, 429) }
       }
     },
     async (request, reply) => {
@@ -62,9 +52,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
         const refresh_token = newRefreshToken()
         const expiresAt = clock() + config.REFRESH_TOKEN_TTL * 1000
         // The user may have been removed while the password was being checked.
-        if (!(await store.users.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) {
-          throw await refused()
-        }
+        if (!(await store.users.saveRefreshToken(user.name, hashRefreshToken(refresh_token), expiresAt))) throw await refused()
         return { access_token: tokens.issue(user.name), refresh_token }
       })
     }
@@ -108,10 +96,7 @@ const auth: FastifyPluginAsyncTypebox = async (fastify) => {
           `Rate limited to ${config.REFRESH_RATE_LIMIT} requests a minute per address.`,
         security: tokenSecurity(),
         body: ref(RefreshRequestSchema),
-        response: {
-          200: ref(AccessTokenResponseSchema, { description: 'A new access token.' }),
-          ...errorResponses(400, 401, 413, 415, 429)
-        }
+        response: { 200: ref(AccessTokenResponseSchema, { description: 'A new access token.' }), ...errorResponses(400, 401, 413, 415, 429) }
       }
     },
     async (request) => {

@@ -5,41 +5,21 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { serviceUnavailable } from '../src/app-error.js'
 
-export interface DashboardOptions {
-  /** The folder `npm run build` writes the page to (dist/dashboard). */
-  root: string
-}
-
 /** Where the build puts the page, next to the compiled plugins (dist/plugins → dist/dashboard). */
 export const builtDashboard = () => fileURLToPath(new URL('../dashboard/', import.meta.url))
 
-/**
- * The page may load its own scripts, styles, images and fonts, call its own origin, and nothing
- * else: no inline script or style, no other origin, no form posts, no framing.
- */
-export const DASHBOARD_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'"
-].join('; ')
+/** The page's own scripts, styles, images and fonts, calls to its own origin, and nothing else. */
+export const DASHBOARD_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 /** Built assets carry a content hash in their names, so they never change under one name. */
 const HASHED = /-[A-Z0-9]{8}\.(js|css|map)$/
 
 const hidden = { schema: { hide: true } }
 
-/**
- * The operator dashboard at /dashboard/, and / redirecting to it. The routes are pages, not API:
- * they stay out of openapi.yaml. Without the built assets every page route answers 503 saying how
- * to build them.
- */
-async function dashboard(fastify: FastifyInstance, { root }: DashboardOptions) {
+/** The operator dashboard at /dashboard/, out of openapi.yaml; without the built assets every page answers 503 saying how to build them. */
+async function dashboard(fastify: FastifyInstance, { root }: { root: string }) {
   // The query string is a view of the dashboard (window, filters, open event): a shortened link keeps it.
   const toDashboard = (request: FastifyRequest, reply: FastifyReply) => {
     const query = request.url.indexOf('?')
@@ -53,11 +33,10 @@ async function dashboard(fastify: FastifyInstance, { root }: DashboardOptions) {
       reply.header('content-security-policy', DASHBOARD_CSP)
     })
     if (!existsSync(join(root, 'index.html'))) {
-      const missing = async () => {
-        throw serviceUnavailable('The dashboard is not built: run `npm run build`, then start the service again.')
-      }
       // The routes @fastify/static would add: `/dashboard/*` also matches `/dashboard/`.
-      page.get('/dashboard/*', hidden, missing)
+      page.get('/dashboard/*', hidden, async () => {
+        throw serviceUnavailable('The dashboard is not built: run `npm run build`, then start the service again.')
+      })
       return
     }
     await page.register(fastifyStatic, {

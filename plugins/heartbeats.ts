@@ -5,18 +5,12 @@ import { HeartbeatPartQuerySchema, heartbeatSchema } from '../schemas/heartbeats
 import { heartbeatOutput } from '../src/domain/event-status.js'
 import { describePart } from '../src/infrastructure/streamed-responses/list-parts.js'
 
-/**
- * The read that gives an event's heartbeats after `afterId`: the `Link` of event-status and of each
- * part here (with the part's own `limit`, when one was given).
- */
+/** The `Link` of event-status and of each part here (with the part's own `limit`, when one was given). */
 export function nextHeartbeatsPath(prefix: string, eventNo: number, afterId: number, limit?: number): string {
   return `${prefix}/heartbeats/${eventNo}?after_heartbeat_id=${afterId}${limit === undefined ? '' : `&limit=${limit}`}`
 }
 
-/**
- * One event's heartbeats, a part at a time: event-status shows the first PART_LIMIT, and a site
- * may send many more, which no single response should hold.
- */
+/** One event's heartbeats, a part at a time: a site may send more than one response should hold. */
 const heartbeats: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config, windowReads } = fastify
 

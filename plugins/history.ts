@@ -7,9 +7,6 @@ import { InputError } from '../src/domain/input-error.js'
 import { describePart } from '../src/infrastructure/streamed-responses/list-parts.js'
 import { fromRequest } from '../src/infrastructure/http/request-input.js'
 
-/** The read that gives event `eventNo`'s history after `after` (an encoded position), `limit` at a time: the `Link` of each part. */
-const nextHistoryPath = (prefix: string, eventNo: number, after: string, limit: number) => `${prefix}/history/${eventNo}?after=${after}&limit=${limit}`
-
 /** One trace's recorded changes, a part at a time. */
 const history: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, streamedResponses, windowReads } = fastify
@@ -65,9 +62,8 @@ const history: FastifyPluginAsyncTypebox = async (fastify) => {
       if (position === null && part.transitions.length === 0 && (await store.traces.find(event_no)) === null) {
         throw notFound(`No trace and no transition is known for event ${event_no}.`)
       }
-      describePart(reply, {
-        next: part.next === null ? null : nextHistoryPath(fastify.prefix, event_no, encodeHistoryAfter(event_no, part.next), limit)
-      })
+      const next = part.next === null ? null : `${fastify.prefix}/history/${event_no}?after=${encodeHistoryAfter(event_no, part.next)}&limit=${limit}`
+      describePart(reply, { next })
       return { event_no, transitions: part.transitions }
     }
   )

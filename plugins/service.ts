@@ -60,8 +60,7 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
     }
   )
 
-  // Open to scrapers by default, like the other service routes; METRICS_REQUIRE_TOKEN asks for an
-  // access token of any role, through the usual Authorization header.
+  // Open to scrapers by default; METRICS_REQUIRE_TOKEN asks for an access token of any role.
   const metricsNeedToken = fastify.config.METRICS_REQUIRE_TOKEN
   fastify.get(
     '/metrics',
@@ -74,10 +73,7 @@ const service: FastifyPluginAsyncTypebox = async (fastify) => {
         description: 'Prometheus text exposition format, for a scraper: request counts and latency by route and status, the latency of store calls, and the process’s own metrics. With WORKERS above 1, every worker’s metrics merged (counters summed); 503 when a worker does not answer.',
         security: metricsNeedToken ? tokenSecurity() : noSecurity(),
         response: {
-          200: {
-            description: 'Prometheus text exposition format.',
-            content: { 'text/plain': { schema: Type.String() } }
-          },
+          200: { description: 'Prometheus text exposition format.', content: { 'text/plain': { schema: Type.String() } } },
           ...(metricsNeedToken ? errorResponses(401) : {}),
           503: errorResponse(503, 'ServiceUnavailable: with WORKERS above 1, a worker did not hand its metrics over in time; wait `Retry-After` seconds.')
         }

@@ -9,47 +9,29 @@ import { EventStreamSource, sseComment, sseMessage, type StreamFragment } from '
 import { ResponseSlots } from '../src/infrastructure/streamed-responses/response-slots.js'
 import { VerdictBacklog } from '../src/infrastructure/live-stream/verdict-backlog.js'
 
+/** Shorter in tests: keep-alive comments every 15 s, well inside the idle timeouts of proxies (30 to 60 s), and BACKLOG_BYTES. */
 export interface TraceStreamOptions {
-  /** Time between keep-alive comments: 15 s, shorter in tests. */
   keepAliveMs?: number
-  /** Messages held for a client that is not taking them; one more transition and it is disconnected, one more verdict change and they are folded. */
-  queueLimit?: number
-  /** Bytes of folded verdict changes held for a client that is not taking them; beyond, it is disconnected. */
   backlogBytes?: number
 }
 
-/** Well inside the idle timeouts of common proxies and load balancers (30 to 60 s). */
-export const KEEP_ALIVE_MS = 15_000
-/**
- * A burst of writes a reading client may lag behind before it is dropped. The messages are shared
- * between streams (made once per page of transitions and filter), so a full queue costs a stream
- * a few references to buffers other streams hold too.
- */
-export const QUEUE_LIMIT = 1000
-/**
- * What a stream's folded verdict changes may come to: each event is in it once however often it
- * changed, so this is the latest change of some 60,000 events, the audit of days, at about 1 KiB
- * each. The changes are objects every stream shares; a stream's own part is an entry per event.
- */
-export const BACKLOG_BYTES = 64 * 1024 * 1024
+/** Messages held for a client not taking them (shared between streams): one more transition drops it, one more verdict change folds. */
+const QUEUE_LIMIT = 1000
+/** Folded verdict changes a stream may hold before it is dropped: each event's latest change once, some 60,000 at about 1 KiB. */
+const BACKLOG_BYTES = 64 * 1024 * 1024
 
 const OPENING = sseComment('stream open')
 const KEEP_ALIVE = sseComment('keep-alive')
 
-/**
- * `GET /stream`: the live trace stream, for any authenticated user (the token was checked when the
- * stream opened; its expiry later does not end it). Transitions come from the process's hub,
- * which reads them from the store, so writes made through every instance sharing it arrive.
- */
+/** The live trace stream, from the process's hubs, which read the store: the writes of every instance sharing it arrive. */
 const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastify, options) => {
   const { config, streamedResponses, transitionHub, verdictHub } = fastify
-  const { keepAliveMs = KEEP_ALIVE_MS, queueLimit = QUEUE_LIMIT, backlogBytes = BACKLOG_BYTES } = options
+  const { keepAliveMs = 15_000, backlogBytes = BACKLOG_BYTES } = options
   const slots = new ResponseSlots('live streams', config.MAX_STREAMS, config.MAX_STREAMS_PER_CLIENT)
   const transitionSchema = ref(StreamedTransitionSchema)
   const verdictSchema = ref(verdictChangeSchema(config.TRACER_SITES))
-  /** Each transition's message: Fastify compiles the schema's serializer for the first stream and caches it. */
+  /** Serialisers compiled for the first stream that needs them; a verdict change's JSON is made once for every stream. */
   let message: ((transition: FeedTransition) => string) | undefined
-  /** Each verdict change's JSON, likewise; made once for every stream that writes it, alone or in an `event: verdicts` message. */
   let verdictData: ((change: VerdictChange) => string) | undefined
   const verdictMessage = (change: VerdictChange) => sseMessage('verdict', verdictData!(change))
 
@@ -64,12 +46,12 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
           'Every transition (a change of a stored trace value) written through update-trace by any instance sharing the store, ' +
           'and with `verdicts=true` every change of an event’s audit verdict (`event: verdict`, VerdictChange), including stages that turn stuck as their deadline passes, ' +
           'within 2 s of its write, for as long as the connection stays open: from when the stream opens on, with no replay of earlier ones. ' +
-          `A client more than ${queueLimit} messages behind (a burst: a deadline passing for thousands of events at once) gets the verdict changes that came meanwhile ` +
+          `A client more than ${QUEUE_LIMIT} messages behind (a burst: a deadline passing for thousands of events at once) gets the verdict changes that came meanwhile ` +
           'folded into `event: verdicts` messages, each naming up to 500 events once with its latest change, instead of one message per change: a client that reads keeps its stream through any burst. ' +
           '`event_no` and `site` filter; both given, both apply. A comment line every 15 s keeps proxies from closing a quiet stream. ' +
           `At most MAX_STREAMS (${config.MAX_STREAMS}) streams are open at once per instance (503 beyond), and MAX_STREAMS_PER_CLIENT ` +
           `(${config.MAX_STREAMS_PER_CLIENT}) per user and per client address (429 beyond). ` +
-          `A client that falls ${queueLimit} transitions, or ${Math.round(backlogBytes / 2 ** 20)} MiB of folded verdict changes, behind, or takes nothing for STREAM_STALL_TIMEOUT_S seconds while messages wait, is disconnected. ` +
+          `A client that falls ${QUEUE_LIMIT} transitions, or ${Math.round(backlogBytes / 2 ** 20)} MiB of folded verdict changes, behind, or takes nothing for STREAM_STALL_TIMEOUT_S seconds while messages wait, is disconnected. ` +
           'An access token that expires while its stream is open does not end it. When the service shuts down, the stream ends cleanly.',
         querystring: streamQuerySchema(config.TRACER_SITES),
         response: {
@@ -116,14 +98,14 @@ const traceStream: FastifyPluginAsyncTypebox<TraceStreamOptions> = async (fastif
 
       const dropped = new AbortController()
       const offer = (fragment: StreamFragment, messages = 1) => {
-        if (!stream.push(fragment, messages)) dropped.abort(`its client fell ${queueLimit} messages behind`)
+        if (!stream.push(fragment, messages)) dropped.abort(`its client fell ${QUEUE_LIMIT} messages behind`)
       }
       const offerVerdicts = (fragment: StreamFragment, messages: number, changes: readonly VerdictChange[]) => {
         if (!stream.pushFoldable(fragment, messages, changes)) dropped.abort(`its client fell ${Math.round(backlogBytes / 2 ** 20)} MiB of verdict changes behind`)
       }
       const stream = new EventStreamSource<VerdictChange>({
         opening: OPENING,
-        limit: queueLimit,
+        limit: QUEUE_LIMIT,
         ...(verdicts ? { backlog: new VerdictBacklog(verdictData!), backlogBytes } : {}),
         // Started when the stream's slot is taken; resolves once the hub knows where the store's feed stands.
         start: async () => {

@@ -10,24 +10,19 @@ import { CLASSIFICATION_STAGE } from '../src/vocabulary.js'
 /** What the Python trace updater expects of every write. */
 const STORED = { status: true } as const
 
-/**
- * The writes the pipeline makes (CONTRACT section 6), for the roles writer and admin. The role is
- * checked before the body is read, so a reader gets 403 whatever it sends.
- */
+/** The pipeline's writes (CONTRACT section 6): the role is checked before the body is read, so a reader gets 403 whatever it sends. */
 const tracerWrites: FastifyPluginAsyncTypebox = async (fastify) => {
   const { store, config, clock } = fastify
   const sites = config.TRACER_SITES
-  /** Write times as the pipeline stores them: seconds since the epoch, a float. */
+  /** As the pipeline stores write times: seconds, a float. */
   const nowSeconds = () => clock() / 1000
   fastify.addHook('onRequest', fastify.requireRole('writer'))
 
-  const ok = ref(StatusTrueSchema, { description: 'Stored; it survives a crash of the server.' })
-  const writeErrors = errorResponses(400, 401, 403, 413, 415, 503)
   /** What every write route documents alike: its group, token, answer and errors. */
   const write = (documentation: { operationId: string; summary: string; description: string }) => ({
     ...tokenRoute('tracer'),
     ...documentation,
-    response: { 200: ok, ...writeErrors }
+    response: { 200: ref(StatusTrueSchema, { description: 'Stored; it survives a crash of the server.' }), ...errorResponses(400, 401, 403, 413, 415, 503) }
   })
 
   fastify.post(

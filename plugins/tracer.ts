@@ -17,13 +17,7 @@ import stageLatency from './stage-latency.js'
 import traceStream from './trace-stream.js'
 import tracerWrites from './tracer-writes.js'
 
-/**
- * Rows read from the store at a time while streaming a window: bounds the memory of one response.
- * A row is about 1 KB of text (a trace of four sites), and a client that stops reading holds its
- * page, which meanwhile lives long enough to be promoted to the old space: the smaller the page, the
- * less every stalled client of the instance's bound holds. Smaller pages cost a day's window no
- * rate the bench can see (docs/performance.md has the measurements).
- */
+/** Rows of about 1 KB a read: a stalled client's page lives into the old space, and smaller pages cost no rate (docs/performance.md). */
 const PAGE_SIZE = 25
 
 /** The event tracer: baseband callbacks of a window, one event's status, the audit and the trace writes. */
@@ -45,19 +39,14 @@ const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
           'Events with `start_time_utc <= time < end_time_utc` whose actions ask for baseband data at any site, ' +
           'ascending by event time then event_no. `trace` is omitted when none is stored. The array is streamed.',
         querystring: CallbackQuerySchema,
-        response: {
-          200: Type.Array(elementSchema, { description: 'The events, oldest first.' }),
-          ...errorResponses(400, 401),
-          ...windowReportRefusals
-        }
+        response: { 200: Type.Array(elementSchema, { description: 'The events, oldest first.' }), ...errorResponses(400, 401), ...windowReportRefusals }
       }
     },
     async (request, reply) => {
       const window = fromRequest(['query'], () => requiredWindow(request.query, config.MAX_WINDOW_DAYS))
       const turn = () => windowReads.turn(request.user.user_id)
       const pages = keysetPages((after, limit) => store.views.callbackPage(window, after, limit), (row) => row.position, PAGE_SIZE, turn)
-      // The store hands each element over as JSON text in the form the 200 schema documents: the
-      // stream joins them (the contract tests check the result against the schema).
+      // Each element comes as JSON text in the form the 200 schema documents (the contract tests check it).
       reply.type('application/json; charset=utf-8')
       return streamedResponses.send(reply, jsonArray(pages, (row) => row.json))
     }

@@ -33,8 +33,7 @@ export const PipelineStageSchema = StringEnum(PIPELINE_STAGES, {
   description: 'A stage, in pipeline order: `tsar_classification` (no site), then the four stages of each site.'
 })
 
-const siteOrNull = (sites: Sites, description: string) =>
-  Type.Union([StringEnum(sites.names), Type.Null()], { description })
+const siteOrNull = (sites: Sites, description: string) => Type.Union([StringEnum(sites.names), Type.Null()], { description })
 
 export const auditFindingSchema = (sites: Sites) =>
   Type.Object(
@@ -56,9 +55,7 @@ export const auditedEventSchema = (sites: Sites) =>
       timestamp_utc: Type.String({ format: 'date-time', description: 'Event time, ISO 8601 UTC.' }),
       snr: Type.Number({ description: 'Signal-to-noise ratio.' }),
       known_source_name: Type.String({ description: 'Known source, or the real-time pipeline category.' }),
-      sites: Type.Array(StringEnum(sites.names), {
-        description: 'Sites the event asked for baseband data from, in configured order: only these are audited.'
-      }),
+      sites: Type.Array(StringEnum(sites.names), { description: 'Sites the event asked for baseband data from, in configured order: only these are audited.' }),
       verdict: ref(AuditVerdictSchema),
       findings: Type.Array(ref(auditFindingSchema(sites)), {
         description: 'Ordered by site (configured order, null first), stage (pipeline order, null first), then rule.'
@@ -97,9 +94,7 @@ export const auditReportSchema = (sites: Sites) =>
       window: ref(ReportWindowSchema),
       generated_at: Type.String({ format: 'date-time', description: 'When the audit ran, ISO 8601 UTC.' }),
       summary: ref(AuditSummarySchema),
-      events: Type.Array(ref(auditedEventSchema(sites)), {
-        description: 'Audited events (after the filters), ascending by event time, then event_no.'
-      })
+      events: Type.Array(ref(auditedEventSchema(sites)), { description: 'Audited events (after the filters), ascending by event time, then event_no.' })
     },
     { $id: 'AuditReport', additionalProperties: false, description: 'The audit of a window.' }
   )

@@ -18,39 +18,19 @@ export const CredentialsSchema = Type.Object(
 export type Credentials = Static<typeof CredentialsSchema>
 
 const AccessToken = Type.String({ description: 'HS256 JSON Web Token; send it as the Authorization header.' })
-const RefreshToken = Type.String({
-  description: 'UUID v4; with an active or expired access token it yields a new access token.',
-  minLength: 1,
-  maxLength: 256
-})
+const RefreshToken = Type.String({ description: 'UUID v4; with an active or expired access token it yields a new access token.', minLength: 1, maxLength: 256 })
 
-export const TokenPairSchema = Type.Object(
-  { access_token: AccessToken, refresh_token: RefreshToken },
-  { $id: 'TokenPair', additionalProperties: false }
-)
+export const TokenPairSchema = Type.Object({ access_token: AccessToken, refresh_token: RefreshToken }, { $id: 'TokenPair', additionalProperties: false })
 export type TokenPair = Static<typeof TokenPairSchema>
 
-export const AccessTokenResponseSchema = Type.Object(
-  { access_token: AccessToken },
-  { $id: 'AccessTokenResponse', additionalProperties: false }
-)
+export const AccessTokenResponseSchema = Type.Object({ access_token: AccessToken }, { $id: 'AccessTokenResponse', additionalProperties: false })
 
-export const RefreshRequestSchema = Type.Object(
-  { refresh_token: RefreshToken },
-  { $id: 'RefreshRequest', additionalProperties: false }
-)
+export const RefreshRequestSchema = Type.Object({ refresh_token: RefreshToken }, { $id: 'RefreshRequest', additionalProperties: false })
 
-export const TokenValidSchema = Type.Object(
-  { valid: Type.Literal(true) },
-  { $id: 'TokenValid', additionalProperties: false }
-)
+export const TokenValidSchema = Type.Object({ valid: Type.Literal(true) }, { $id: 'TokenValid', additionalProperties: false })
 
 export const TokenInvalidSchema = Type.Object(
-  {
-    valid: Type.Literal(false),
-    reasons: ErrorEnvelopeSchema.properties.reasons,
-    exception: Type.Literal('InvalidToken')
-  },
+  { valid: Type.Literal(false), reasons: ErrorEnvelopeSchema.properties.reasons, exception: Type.Literal('InvalidToken') },
   { $id: 'TokenInvalid', description: 'The error envelope, with `valid: false`.', additionalProperties: false }
 )
 

@@ -1,10 +1,6 @@
 import { Type, type SchemaOptions, type Static, type TSchema } from '@sinclair/typebox'
 
-/**
- * A reference to a shared component schema that keeps the referenced schema's static type.
- * Fastify resolves the `$ref` for validation and serialisation; @fastify/swagger turns it into
- * `#/components/schemas/<$id>`, so openapi.yaml names its components instead of inlining them.
- */
+/** A `$ref` to a shared schema, keeping its static type: openapi.yaml names the component instead of inlining it. */
 export function ref<T extends TSchema>(schema: T, options: SchemaOptions = {}) {
   if (schema.$id === undefined) throw new Error('ref() needs a schema with an $id')
   return Type.Unsafe<Static<T>>(Type.Ref(schema.$id, options))
@@ -32,22 +28,12 @@ export const exceptions = [
   'ServiceUnavailable'
 ] as const
 
-export const ExceptionSchema = StringEnum(exceptions, {
-  $id: 'Exception',
-  description: 'Machine-readable name of the error.'
-})
+export const ExceptionSchema = StringEnum(exceptions, { $id: 'Exception', description: 'Machine-readable name of the error.' })
 export type Exception = Static<typeof ExceptionSchema>
 
 export const ErrorEnvelopeSchema = Type.Object(
-  {
-    reasons: Type.Array(Type.String(), { description: 'Human-readable reasons, at least one.' }),
-    exception: ref(ExceptionSchema)
-  },
-  {
-    $id: 'ErrorEnvelope',
-    description: 'Body of every non-2xx response.',
-    additionalProperties: false
-  }
+  { reasons: Type.Array(Type.String(), { description: 'Human-readable reasons, at least one.' }), exception: ref(ExceptionSchema) },
+  { $id: 'ErrorEnvelope', description: 'Body of every non-2xx response.', additionalProperties: false }
 )
 export type ErrorEnvelope = Static<typeof ErrorEnvelopeSchema>
 
@@ -62,16 +48,12 @@ const errorDescriptions = {
   503: 'ServiceUnavailable: the store is unreachable; wait `Retry-After` seconds, the service recovers by itself.'
 } as const
 
-/** The statuses that always say when to try again: each 429 and 503 carries `Retry-After`. */
-const retryLater = new Set<number>([429, 503])
-
-/** The envelope of an error status, with the `Retry-After` header where the status sends one. */
+/** The envelope of an error status; every 429 and 503 carries `Retry-After`. */
 export function errorResponse(status: number, description: string) {
+  const retryLater = status === 429 || status === 503
   return ref(ErrorEnvelopeSchema, {
     description,
-    ...(retryLater.has(status)
-      ? { headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' }) } }
-      : {})
+    ...(retryLater ? { headers: { 'Retry-After': Type.Integer({ minimum: 1, description: 'Seconds to wait before trying again.' }) } } : {})
   })
 }
 
@@ -108,9 +90,8 @@ export const EVENT_NO_BOUNDS = { minimum: 0, maximum: Number.MAX_SAFE_INTEGER } 
 export const EventNoSchema = Type.Integer({ ...EVENT_NO_BOUNDS, description: 'Event number: an integer from 0 to 2^53-1.' })
 
 /**
- * An event number in a path or a query: the same integer as in a body, so that generated clients
- * and validating proxies read one type. The validator of URL values (schema-compilers.ts) takes only
- * plain decimal digits for an integer, so "0x10", "1e3", "01" and "12.0" stay 400s.
+ * An event number in a path or a query: the same integer type as in a body, for generated clients. The URL
+ * validator (schema-compilers.ts) takes plain decimal digits only, so "0x10", "1e3", "01" and "12.0" stay 400s.
  */
 export const EventNoPathSchema = Type.Integer({ ...EVENT_NO_BOUNDS, description: 'Event number: an integer from 0 to 2^53-1, in decimal.' })
 

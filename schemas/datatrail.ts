@@ -34,7 +34,4 @@ export const datatrailSchema = (sites: Sites) =>
   })
 
 export const datatrailParamsSchema = (sites: Sites) =>
-  Type.Object({
-    event_no: EventNoPathSchema,
-    member: StringEnum(sites.dataProducts, { description: 'The data product.' })
-  })
+  Type.Object({ event_no: EventNoPathSchema, member: StringEnum(sites.dataProducts, { description: 'The data product.' }) })

@@ -12,10 +12,7 @@ export const actionFlagsSchema = (sites: Sites) =>
 
 export const actionsSchema = (sites: Sites) =>
   Type.Object(
-    {
-      want: ref(actionFlagsSchema(sites)),
-      got: ref(actionFlagsSchema(sites))
-    },
+    { want: ref(actionFlagsSchema(sites)), got: ref(actionFlagsSchema(sites)) },
     {
       $id: 'Actions',
       additionalProperties: false,
@@ -33,9 +30,7 @@ export const eventSchema = (sites: Sites) =>
       timestamp_utc: Type.String({ format: 'date-time', description: 'Event time, ISO 8601 UTC.' }),
       snr: Type.Number({ description: 'Signal-to-noise ratio.' }),
       dm: Type.Union([Type.Number(), Type.Null()], { description: 'Dispersion measure, or null.' }),
-      known_source_name: Type.String({
-        description: 'Known source, or the real-time pipeline category (EXT, AMB, GAL) when unknown.'
-      }),
+      known_source_name: Type.String({ description: 'Known source, or the real-time pipeline category (EXT, AMB, GAL) when unknown.' }),
       tsar_classification: Type.String({ description: 'Classification; `unclassified` when none is stored.' }),
       actions: ref(actionsSchema(sites))
     },
@@ -80,7 +75,6 @@ export const EventQuerySchema = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Events a page.' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'From `next_cursor`; it carries the window, filters and order of the first page, so those parameters are ignored; `limit` is not, and may change from page to page.' }))
 })
-export type EventQuery = Static<typeof EventQuerySchema>
 
 /** The body of the Python client's batch read, `Events.get_event([...])`. */
 export const EventBatchRequestSchema = Type.Object(
@@ -88,11 +82,7 @@ export const EventBatchRequestSchema = Type.Object(
   { $id: 'EventBatchRequest', additionalProperties: false }
 )
 
-/**
- * The answer of the batch read: each event found, keyed by its number in decimal, in the order
- * asked, each once; an unknown number is left out. An object, not an array: the client declares
- * `Dict[str, dict]` and merges the answers of its chunks of 300 with `dict.update`.
- */
+/** An object, not an array: the client declares `Dict[str, dict]` and merges the answers of its chunks of 300 with `dict.update`. */
 export const eventsByNumberSchema = (sites: Sites) =>
   // propertyNames rather than a Record's patternProperties, which the OpenAPI generator turns into additionalProperties and so loses the pattern.
   Type.Object(
@@ -105,7 +95,4 @@ export const eventsByNumberSchema = (sites: Sites) =>
     }
   )
 
-export const UpsertResultSchema = Type.Object(
-  { upserted: Type.Integer({ minimum: 0 }) },
-  { $id: 'UpsertResult', additionalProperties: false }
-)
+export const UpsertResultSchema = Type.Object({ upserted: Type.Integer({ minimum: 0 }) }, { $id: 'UpsertResult', additionalProperties: false })

@@ -3,10 +3,7 @@ import type { Sites } from '../src/vocabulary.js'
 import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 export const HeartbeatSentSchema = Type.Object(
-  {
-    trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }),
-    error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()])
-  },
+  { trigger_time: Type.String({ format: 'date-time', description: 'ISO 8601.' }), error: Type.Union([Type.String({ maxLength: 4096 }), Type.Null()]) },
   { $id: 'HeartbeatSent', additionalProperties: false, description: 'What the site was asked for, and when.' }
 )
 
@@ -27,8 +24,7 @@ const heartbeatFields = (sites: Sites) => ({
   received: ref(HeartbeatReceivedSchema)
 })
 
-export const heartbeatSchema = (sites: Sites) =>
-  Type.Object(heartbeatFields(sites), { $id: 'Heartbeat', additionalProperties: false })
+export const heartbeatSchema = (sites: Sites) => Type.Object(heartbeatFields(sites), { $id: 'Heartbeat', additionalProperties: false })
 
 export const heartbeatInputSchema = (sites: Sites) =>
   Type.Object(
@@ -38,8 +34,7 @@ export const heartbeatInputSchema = (sites: Sites) =>
 export type HeartbeatInput = Static<ReturnType<typeof heartbeatInputSchema>>
 export type Heartbeat = Omit<HeartbeatInput, 'event_no'>
 
-export const heartbeatBatchSchema = (sites: Sites) =>
-  Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })
+export const heartbeatBatchSchema = (sites: Sites) => Type.Array(ref(heartbeatInputSchema(sites)), { minItems: 1, maxItems: 1000 })
 
 export const HeartbeatPartQuerySchema = Type.Object({
   after_heartbeat_id: Type.Optional(

@@ -3,9 +3,7 @@ import { WRITTEN_STATUSES } from '../src/vocabulary.js'
 import { EventNoSchema, PartLimitSchema, ref, StringEnum } from './common.js'
 
 const transitionFields = {
-  key: Type.String({
-    description: 'The trace key that changed: `stages/tsar_classification` or `stages/{stage}/sites/{site}`.'
-  }),
+  key: Type.String({ description: 'The trace key that changed: `stages/tsar_classification` or `stages/{stage}/sites/{site}`.' }),
   from: Type.Union([Type.String(), Type.Null()], {
     description: 'The stored value before, as stored (it may be `not_required`); null when the trace did not exist.'
   }),
@@ -32,10 +30,7 @@ export const StreamedTransitionSchema = Type.Object(
 export type StreamedTransition = Static<typeof StreamedTransitionSchema>
 
 export const TraceHistorySchema = Type.Object(
-  {
-    event_no: EventNoSchema,
-    transitions: Type.Array(ref(TransitionSchema), { description: 'Oldest first: by `at`, then the order of writing.' })
-  },
+  { event_no: EventNoSchema, transitions: Type.Array(ref(TransitionSchema), { description: 'Oldest first: by `at`, then the order of writing.' }) },
   { $id: 'TraceHistory', additionalProperties: false, description: 'Every recorded change of an event’s trace.' }
 )
 export type TraceHistory = Static<typeof TraceHistorySchema>

@@ -5,7 +5,4 @@ export const VersionSchema = Type.Object(
   { $id: 'Version', additionalProperties: false }
 )
 
-export const HealthSchema = Type.Object(
-  { status: Type.Literal('ok') },
-  { $id: 'Health', additionalProperties: false }
-)
+export const HealthSchema = Type.Object({ status: Type.Literal('ok') }, { $id: 'Health', additionalProperties: false })

@@ -3,8 +3,7 @@ import type { Sites } from '../src/vocabulary.js'
 import { PipelineStageSchema, ReportWindowSchema } from './audit.js'
 import { ref, StringEnum } from './common.js'
 
-const seconds = (description: string) =>
-  Type.Union([Type.Number(), Type.Null()], { description: `${description}; null when no latency is known.` })
+const seconds = (description: string) => Type.Union([Type.Number(), Type.Null()], { description: `${description}; null when no latency is known.` })
 
 export const stageLatencyRowSchema = (sites: Sites) =>
   Type.Object(

@@ -27,10 +27,7 @@ export const streamQuerySchema = (sites: Sites) =>
     )
   })
 
-/**
- * One message of the stream, modelled as SSE tooling models an event: its fields, with `data`
- * parsed as the JSON it holds. The body is text; this is the shape of each message in it.
- */
+/** One message of the text body, modelled as SSE tooling models an event: its fields, with `data` parsed as JSON. */
 export const TransitionMessageSchema = Type.Object(
   {
     event: Type.Literal('transition', { description: 'The `event:` line: always `transition`.' }),
@@ -54,10 +51,7 @@ export const verdictMessageSchema = (sites: Sites) =>
     { description: 'A verdict change, sent only to streams opened with `verdicts=true`; written as a transition message is.' }
   )
 
-/**
- * One `event: verdicts` message: the verdict changes that came while the client was behind, each
- * event once with its changes folded into one, instead of a message per change.
- */
+/** One `event: verdicts` message: the changes that came while the client was behind, folded to one per event. */
 export const verdictsMessageSchema = (sites: Sites) =>
   Type.Object(
     {

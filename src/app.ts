@@ -32,35 +32,23 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config
     store: Store
-    /**
-     * The time now, ms since the epoch: every "now" a route or a gauge reads (write times, the
-     * audit's deadlines, the tokens' issue and expiry, the login limits' windows). Tests inject
-     * one to place events relative to it, or to move time, without sleeping.
-     */
+    /** Every "now" a route or a gauge reads, ms since the epoch: tests inject one to move time without sleeping. */
     clock: () => number
   }
 }
 
 /** Anything pino can write log lines to. */
-export interface LogStream {
-  write(line: string): void
-}
+type LogStream = { write(line: string): void }
 
 export interface AppOptions {
   config: Config
   store: Store
-  /** Where log lines go: standard output unless a test captures them. */
+  /** The options below are for tests: standard output, the clock, dist/dashboard and the default timings otherwise. */
   logStream?: LogStream
-  /**
-   * The clock of the routes (ms since the epoch), unless a test sets the time: Date.now, looked up at
-   * each call, so that a test that replaces Date.now moves this clock too.
-   */
+  /** Date.now by default, looked up at each call, so that a test that replaces Date.now moves this clock too. */
   now?: () => number
-  /** The built dashboard: dist/dashboard unless a test serves another folder. */
   dashboardRoot?: string
-  /** How often the kept audit's deadlines and records are checked: the defaults unless a test makes them quicker. */
   keptAuditUpkeep?: KeptAuditUpkeepOptions
-  /** How long a close waits for connections before cutting them: the default unless a test makes it shorter. */
   draining?: DrainingOptions
 }
 
@@ -70,10 +58,7 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
     logger: {
       level: config.LOG_LEVEL,
       // Fastify logs no headers or bodies; these paths guard anything that ever logs them.
-      redact: {
-        paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'],
-        censor: '[redacted]'
-      },
+      redact: { paths: ['req.headers.authorization', '*.password', '*.refresh_token', '*.access_token'], censor: '[redacted]' },
       mixin: requestLoggers.mixin,
       ...(logStream === undefined ? {} : { stream: logStream })
     },
@@ -92,10 +77,8 @@ export function serverOptions(config: Config, logStream?: LogStream): FastifyHtt
     http: {
       // The http-conformance plugin answers a missing Host itself, in the envelope.
       requireHostHeader: false,
-      // Node enforces requestTimeout only when it checks, every 30 s unless told otherwise, and
-      // while headersTimeout (60 s unless told otherwise) is the longer of the two it enforces that
-      // instead: a trickled body outlived a 30 s requestTimeout by up to a minute. The headers get
-      // the same bound, checked every tenth of it (at most every second): within 10% of the timeout.
+      // Node checks requestTimeout every 30 s by default, and enforces headersTimeout (60 s) instead when
+      // it is longer: a trickled body outlived a 30 s requestTimeout by a minute. Same bound, checked every tenth of it.
       headersTimeout: config.REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(1000, Math.ceil(config.REQUEST_TIMEOUT_MS / 10))
     },
@@ -141,11 +124,9 @@ export const appPlugin = fp(app, { name: 'frb-tracer', fastify: '5.x' })
 /** A ready-to-listen instance; the app owns the store from here and closes it with itself. */
 export async function buildApp(options: AppOptions) {
   const fastify = Fastify(serverOptions(options.config, options.logStream)).withTypeProvider<TypeBoxTypeProvider>()
-  // A client may shut its sending side once its request is sent and still wait for the answer
-  // (RFC 9112, 9.6). Node's server ends the connection on that FIN unless told otherwise, and
-  // a worker draining on SIGTERM then dropped the answers to writes whose bodies came last (1 run
-  // in 3 of workers.test.ts). Told otherwise, it ends the connection once the answer is sent. The
-  // setting is a property of http.Server that Node reads (20 and 24) but does not type or document.
+  // A client may half-close once its request is sent and still wait for the answer (RFC 9112, 9.6): Node
+  // ended such connections at once, and a draining worker dropped answers (1 run in 3 of workers.test.ts).
+  // The http.Server property is read by Node 20 and 24 but neither typed nor documented.
   Object.assign(fastify.server, { httpAllowHalfOpen: true })
   await fastify.register(appPlugin, options)
   await fastify.ready()

@@ -4,11 +4,9 @@ import type { Config } from './config.js'
 import type { DemoSeeding, Store } from './store/port.js'
 
 /**
- * On an empty store, creates `admin` (role admin) with TRACER_ADMIN_PASSWORD or a random password
- * that `announce` shows once. Of several instances starting on one empty store, only the one whose
- * insert wins announces. Resolves to whether this call created the user: the store was new.
- * On a store with users, a TRACER_ADMIN_PASSWORD is announced as not applied, so that nobody
- * takes it for the password.
+ * On an empty store, creates `admin` with TRACER_ADMIN_PASSWORD or a random password shown once (by the
+ * one instance whose insert wins); resolves to whether it did. On a store with users, a
+ * TRACER_ADMIN_PASSWORD is announced as not applied, so that nobody takes it for the password.
  */
 export async function ensureAdminUser(store: Store, config: Config, announce: (line: string) => void): Promise<boolean> {
   if ((await store.users.count()) > 0) {
@@ -16,12 +14,7 @@ export async function ensureAdminUser(store: Store, config: Config, announce: (l
     return false
   }
   const password = config.TRACER_ADMIN_PASSWORD ?? randomBytes(18).toString('base64url')
-  const created = await store.users.create({
-    name: 'admin',
-    role: 'admin',
-    password_hash: await hashPassword(password),
-    created_at: Date.now()
-  })
+  const created = await store.users.create({ name: 'admin', role: 'admin', password_hash: await hashPassword(password), created_at: Date.now() })
   if (!created) return false
   if (config.TRACER_ADMIN_PASSWORD === undefined) {
     announce(
@@ -39,12 +32,9 @@ const PASSWORD_NOT_APPLIED =
 export const DEMO = { events: 2000, days: 30, seed: 1 }
 
 /**
- * A store that a server's start created, outside production, receives a small demo data set, so a
- * new user's first request returns real-looking data. Only such a store, and only while it holds
- * no data: the demo's events are numbered from 1 and would replace real ones. The demo is written
- * in one transaction, so a start killed half way leaves the store empty and awaiting it still; the
- * next start seeds it. `adminCreated`: this start created the first user, where a new user would
- * look for the demo. Resolves to whether it seeded. The data ends at `now` (tests fix it).
+ * Outside production, a store a server's start created receives a demo data set ending at `now`, while it
+ * holds no data (the demo's event numbers would replace real ones); one transaction, so a start killed
+ * half way leaves it for the next. `adminCreated`: where a new user would look for the demo. Resolves to whether it seeded.
  */
 export async function seedDemoOnFirstStart(
   store: Store,

@@ -1,9 +1,4 @@
-/*
- * One text over both stores: SQLite answers at once (better-sqlite3 is synchronous, and a
- * transaction must run to its end without yielding), MongoDB with promises. A text written as a
- * generator of the store's answers runs at once while they come at once, and awaits them from the
- * first promise on (the kept audit's rebuild, a store's configuration and its leases).
- */
+// One text over both stores: SQLite answers at once (a transaction must not yield), MongoDB with promises.
 
 /** A value a store answers at once (SQLite) or with a promise (MongoDB). */
 export type Maybe<T> = T | Promise<T>

@@ -2,10 +2,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/**
- * The project's root folder: the nearest folder above this module with our package.json. Found by
- * walking up because this module runs both from src/ (tests) and from dist/src/ (the built service).
- */
+/** The nearest folder above with our package.json: this module runs from src/ (tests) and from dist/src/. */
 export const projectRoot = (() => {
   let folder = dirname(fileURLToPath(import.meta.url))
   for (;;) {
@@ -21,17 +18,11 @@ export const projectRoot = (() => {
   }
 })()
 
-const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
-  version: string
-  scripts?: Record<string, string>
-}
+const manifest = JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string; scripts?: Record<string, string> }
 
 export const packageVersion = manifest.version
 
-/**
- * How `npm start` runs the service: its environment settings and node options, so that the process
- * tests and the bench, which start `dist/src/cli.js serve` themselves, run it exactly as deployed.
- */
+/** How `npm start` runs the service, so that the process tests and the bench start it exactly as deployed. */
 const serveCommand = /&& ((?:[A-Z_]+=\S+ )*)exec node ((?:--\S+ )*)dist\/src\/cli\.js serve$/.exec(manifest.scripts?.start ?? '')
 const words = (text: string | undefined) => (text ?? '').split(' ').filter((word) => word !== '')
 

@@ -3,11 +3,7 @@ import { closeSync, fchmodSync, openSync } from 'node:fs'
 /** Readable and writable by the owner only: the mode of every file holding password hashes or secrets. */
 export const PRIVATE_MODE = 0o600
 
-/**
- * Creates `path` empty with mode 0600 unless something is there already, which is left as it is.
- * The mode given to open() is cut by the umask; the fchmod makes it exactly 0600 whatever the umask.
- * Returns whether this call made the file.
- */
+/** Creates `path` empty with mode 0600 unless something is there; the fchmod undoes the umask. Whether it made the file. */
 export function createPrivateFile(path: string): boolean {
   let fd: number
   try {

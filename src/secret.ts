@@ -9,10 +9,7 @@ export interface ResolvedSecret {
   generatedFile?: string
 }
 
-/**
- * JWT_SECRET, or outside production a generated one kept beside the SQLite file (mode 0600), so
- * restarts and other instances on the same data folder keep accepting each other's tokens.
- */
+/** JWT_SECRET, or outside production one kept beside the SQLite file, so that restarts and other instances there accept each other's tokens. */
 export function resolveJwtSecret(config: Config): ResolvedSecret {
   if (config.JWT_SECRET !== undefined) return { secret: config.JWT_SECRET }
   if (config.NODE_ENV === 'production') {
@@ -29,11 +26,7 @@ export function resolveJwtSecret(config: Config): ResolvedSecret {
   return { secret, generatedFile: file }
 }
 
-/**
- * Creates `file` holding `content` unless it exists, so that no reader ever sees it part-written: of
- * two instances starting together, one creates it and both read the same. Creating the file itself
- * with 'wx' left a moment where it existed still empty, and the other instance read that.
- */
+/** Creates `file` holding `content` unless it exists, never seen part-written ('wx' on the file itself let a reader see it empty). */
 function createWhole(file: string, content: string): void {
   const draft = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`
   writeFileSync(draft, content, { flag: 'wx', mode: 0o600 })

@@ -12,10 +12,8 @@ import { openStoreForServing } from './store/open.js'
 import type { Store } from './store/port.js'
 
 /**
- * Opens the store, listens, and closes gracefully on SIGTERM or SIGINT. A MongoDB store that does
- * not answer yet does not hold the listening up: the server is live but not ready until it does.
- * The single server of WORKERS=1 and each worker of several run this alike. `address` is HOST:PORT,
- * held since before anything was written; it is released just before the server listens there.
+ * Opens the store, listens, and closes gracefully on SIGTERM or SIGINT; a MongoDB store that does not answer yet leaves
+ * the server live but not ready. `address`, held since before anything was written, is released just before listening.
  */
 export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret, address: HeldAddress) {
   const announce = (line: string) => void process.stdout.write(line + '\n')
@@ -30,8 +28,7 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
     notify: announce,
     lost: (error) => lost(error)
   }).catch((error: unknown) => {
-    // A folder that cannot be made, a file this user may not write: one line, as for a bad setting.
-    // A worker exits with 1 and is restarted, not stopping the service: its primary could open this store.
+    // One line, as for a bad setting; a worker exits with 1 and is restarted, since its primary could open this store.
     throw storeFailure(config, error)
   })
   // Bad credentials, data that breaks a unique index, a live instance with other settings: waiting will not help, so stop, saying why.
@@ -67,8 +64,7 @@ export async function startServer(config: Config, { secret, generatedFile }: Res
     await app.listen({ port: config.PORT, host: config.HOST })
     listening()
   } catch (error) {
-    // A server that cannot listen ends here, with a status a supervisor acts on: no graceful close
-    // runs at exit (it would end with 0), and the store is closed so nothing holds the process.
+    // Ends with a status a supervisor acts on, not the graceful close's 0; the store is closed so nothing holds the process.
     graceful.uninstall()
     await app.close()
     throw new CliError(cannotListen(config, error))

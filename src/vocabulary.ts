@@ -1,17 +1,7 @@
-/**
- * The words the whole service shares: the stages of a baseband callback and the statuses a stage
- * reads, the audit's rules and verdicts, and the names derived from the configured sites. A leaf
- * module (it imports nothing), so schemas, domain rules, store adapters and plugins all take their
- * words from here without pointing at one another.
- */
+// The words the whole service shares: a leaf module (it imports nothing), so every layer takes its words from here.
 
 /** The four per-site stages of a baseband callback, in pipeline order. */
-export const STAGES = [
-  'baseband_callback_request',
-  'baseband_conversion',
-  'data_registration',
-  'data_replication_to_minoc'
-] as const
+export const STAGES = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc'] as const
 export type Stage = (typeof STAGES)[number]
 
 export const CLASSIFICATION_STAGE = 'tsar_classification'
@@ -21,14 +11,10 @@ export const CLASSIFICATION_KEY = `stages/${CLASSIFICATION_STAGE}`
 export const PIPELINE_STAGES = [CLASSIFICATION_STAGE, ...STAGES] as const
 export type PipelineStage = (typeof PIPELINE_STAGES)[number]
 
-/** The statuses a stage reads. */
 export const STATUSES = ['complete', 'incomplete'] as const
 export type StageStatus = (typeof STATUSES)[number]
 
-/**
- * The statuses update-trace writes, the Python client's `Status` values: `not_required` is stored
- * as it is (history and the stream show it) and reads `complete`, as pipelines have always written it.
- */
+/** The Python client's `Status` values: `not_required` is stored as it is (history shows it) and reads `complete`. */
 export const WRITTEN_STATUSES = [...STATUSES, 'not_required'] as const
 export type WrittenStatus = (typeof WRITTEN_STATUSES)[number]
 
@@ -38,7 +24,6 @@ export const stageKey = (stage: Stage, site: string) => `stages/${stage}/sites/$
 export const traceKey = (stage: PipelineStage, site: string) =>
   stage === CLASSIFICATION_STAGE ? CLASSIFICATION_KEY : stageKey(stage, site)
 
-/** The audit's rules, each a manual check made automatic. */
 export const AUDIT_RULES = [
   'stuck',
   'out-of-order',
@@ -57,13 +42,8 @@ export const SEVERITIES = ['stuck', 'contradiction'] as const
 
 export const VERDICTS = ['complete', 'in_progress', 'stuck', 'contradiction'] as const
 
-/**
- * The names derived from the configured sites, made once from the configuration. The first site is
- * the primary one: its baseband data is plain `baseband` (in actions and in the datatrail), the
- * others' `{site}_baseband`.
- */
+/** The names made from the configured sites: the first site's baseband data is plain `baseband`, the others' `{site}_baseband`. */
 export interface Sites {
-  /** The configured sites in order; the first is the primary site. */
   readonly names: readonly string[]
   /** Per site, in site order: the actions key and datatrail member of its baseband data. */
   readonly basebandKeys: readonly string[]

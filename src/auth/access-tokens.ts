@@ -4,9 +4,7 @@ import { AccessClaimsSchema, type AccessClaims } from '../../schemas/auth.js'
 
 /** Exactly what probes and the Python client match on. */
 export const EXPIRED_REASON = 'Signature has expired.'
-
 export const ISSUED_IN_THE_FUTURE_REASON = 'The token was issued in the future (iat).'
-
 export const NOT_YET_VALID_REASON = 'The token will be active later (nbf).'
 
 export type VerifyResult = { ok: true; claims: AccessClaims } | { ok: false; reason: string }
@@ -21,7 +19,7 @@ export interface AccessTokenSettings {
   issuedAtToleranceSeconds: number
 }
 
-/** The token work of @fastify/jwt (`fastify.jwt`) that AccessTokens uses: its signer, its verifier, its decoder. */
+/** The signer, verifier and decoder of @fastify/jwt (`fastify.jwt`). */
 export interface JwtTools {
   sign(claims: AccessClaims): string
   verify(token: string): object
@@ -31,18 +29,12 @@ export interface JwtTools {
 const claimsAreTyped = TypeCompiler.Compile(AccessClaimsSchema)
 
 /**
- * An HS256 signature is 32 bytes: 43 base64url characters, the last of which carries 4 bits and
- * two zero bits. fast-jwt's decoder ignores those two, so it also accepts three respellings of
- * every signature; only the one we issue is accepted here.
+ * An HS256 signature is 43 base64url characters, the last carrying 4 bits and two zero bits that
+ * fast-jwt's decoder ignores: of the four spellings it accepts, only the one we issue passes here.
  */
 const CANONICAL_SIGNATURE = /\.[\w-]{42}[AEIMQUYcgkosw048]$/
 
-/**
- * The verify options @fastify/jwt is registered with (src/infrastructure/authentication.ts): what
- * the verifier it builds checks of every access token. Time is left out (expiry and nbf are checked
- * by AccessTokens against the app's clock), so what the verifier decides about a token holds at
- * any time. fast-jwt's cache is left off: AccessTokens keeps what the checks made of each token.
- */
+/** Without time (AccessTokens checks exp and nbf on the app's clock), so that the verifier's decision about a token holds for good. */
 export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'issuer'>) {
   return {
     algorithms: ['HS256' as const],
@@ -56,24 +48,16 @@ export function accessTokenVerifyOptions(settings: Pick<AccessTokenSettings, 'is
 /** How many tokens AccessTokens remembers: once full, the one it learnt first goes. */
 const REMEMBERED_TOKENS = 1000
 
-/** The times of a token that a refusal may come after (a JWT library checks them first). */
-interface TokenTimes {
-  nbf?: unknown
-  exp?: unknown
-}
+/** The times of a token, which a JWT library checks before anything else. */
+type TokenTimes = { nbf?: unknown; exp?: unknown }
 
-/**
- * What the checks that do not depend on time made of a token: its claims, or a refusal, given
- * unless the token's times refuse it first. Either holds for good, so it is remembered.
- */
+/** What the checks that do not depend on time made of a token: its claims, or a refusal unless its times refuse it first. */
 type Checked = { claims: AccessClaims; nbf: unknown } | { refusal: string; times?: TokenTimes }
 
 /**
- * Issues and checks the service's access tokens, stateless (no store access), on the app's clock:
- * @fastify/jwt's signer and verifier do the JWT work, and this adds what the contract asks beyond
- * it (expiry on the app's clock, typed claims, the canonical signature, iat not in the future) and
- * its refusal reasons. What the checks that do not depend on time made of a token is remembered,
- * keyed by the token itself; its times are checked against the clock on every call.
+ * Issues and checks access tokens without the store: @fastify/jwt does the JWT work, and this adds what
+ * the contract asks beyond it (times on the app's clock, typed claims, the canonical signature, iat not
+ * in the future) and its refusal reasons. Only the times are checked again on every call.
  */
 export class AccessTokens {
   readonly #checked = new Map<string, Checked>()
@@ -110,7 +94,7 @@ export class AccessTokens {
   }
 
   #check(token: string): Checked {
-    let payload: { nbf?: unknown; exp?: unknown }
+    let payload: TokenTimes
     try {
       payload = this.jwt.verify(token)
     } catch (error) {

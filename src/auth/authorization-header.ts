@@ -4,9 +4,8 @@ import { badRequest } from '../app-error.js'
 const BEARER = /^bearer\s+/i
 
 /**
- * The token a request carries: the raw token (what the Python client sends) or `Bearer <token>`.
- * Undefined when the header is absent or empty, which the contract treats alike. Several
- * Authorization headers are refused: Node keeps the first, a proxy in front may read the last.
+ * The raw token (as the Python client sends it) or `Bearer <token>`; undefined when absent or empty, alike for the
+ * contract. Several Authorization headers are refused: Node keeps the first, a proxy in front may read the last.
  */
 export function tokenOf(request: IncomingMessage): string | undefined {
   const headers = request.rawHeaders

@@ -2,16 +2,10 @@ import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void
 
-/**
- * @fastify/rate-limit's counters, kept in this process as its own LocalStore keeps them (a fixed
- * window from a key's first hit, the `size` keys used last), but timed by `clock`, the app's, where
- * LocalStore reads Date.now: the login limits' windows pass when the app's clock says so. The
- * options the limits do not use (continueExceeding, exponentialBackoff) are left out. Each limiter
- * made with `createRateLimit` gets a store of its own (`child`).
- */
+/** @fastify/rate-limit's LocalStore (a window from a key's first hit, the `size` keys used last) on the app's clock, not Date.now. */
 export function clockStore(clock: () => number, size = 5000): FastifyRateLimitStoreCtor {
   class ClockStore implements FastifyRateLimitStore {
-    /** By key, in the order last used: the first is the one to forget. */
+    /** In the order last used: the first is the one to forget. */
     readonly #windows = new Map<string, { count: number; startMs: number }>()
 
     incr(key: string, callback: Callback, timeWindow: number): void {

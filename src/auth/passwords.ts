@@ -1,11 +1,7 @@
 import { randomBytes, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { ScryptThreads } from './scrypt-threads.js'
 
-/**
- * scrypt with N = 2^14, r = 8, p = 5: one of OWASP's equivalent minimum settings, and the one with
- * the least memory (16 MiB a hash). The parameters are stored with each hash, so they
- * can change without invalidating existing passwords.
- */
+/** OWASP's minimum setting with the least memory (16 MiB a hash); stored with each hash, so it can change. */
 export const PASSWORD_COST = { N: 2 ** 14, r: 8, p: 5 }
 const KEY_LENGTH = 32
 
@@ -13,8 +9,6 @@ type Cost = typeof PASSWORD_COST
 
 /** Every hash of the process, logins and commands alike, is made by these threads. */
 const threads = new ScryptThreads()
-
-/** How many passwords this process hashes at once at most. */
 export const HASHING_THREADS = threads.size
 
 function derive(password: string, salt: Buffer, cost: Cost): Promise<Buffer> {
@@ -30,17 +24,12 @@ export async function hashPassword(password: string, cost: Cost = PASSWORD_COST)
 }
 
 /**
- * The cost of the last password that matched: what an unknown user's attempt costs. PASSWORD_COST
- * until a login succeeds, then that of the hashes the users really have (older ones keep the cost
- * they were made with), so that timing tells no more about which usernames exist after a change of
- * PASSWORD_COST than before it.
+ * What an unknown user's attempt costs: that of the last hash that matched (older hashes keep their
+ * cost), so that after a change of PASSWORD_COST timing still does not tell which usernames exist.
  */
 let matchedCost: Cost = PASSWORD_COST
 
-/**
- * True when `password` matches `stored`. With no stored hash (unknown user) it does the same work,
- * with a random salt at the cost of the last match, and answers false.
- */
+/** With no stored hash (unknown user) it does the same work, with a random salt, and answers false. */
 export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
   if (stored === undefined) {
     await derive(password, randomBytes(16), matchedCost)

@@ -12,10 +12,7 @@ export interface AuthLimits {
   login: Hook
   /** preValidation of POST /auth: likewise per (address, username); then the username's failures so far, for an address that has failed. */
   loginAs: Hook
-  /**
-   * The handler of POST /auth runs its `login` through this: the attempt counts as failed while it
-   * runs, and after unless it logs in, so a burst of attempts at once is held to the limits too.
-   */
+  /** The handler of POST /auth runs its `login` through this: it counts as failed while it runs, and after unless it logs in. */
   attempt<T>(request: FastifyRequest, reply: FastifyReply, login: () => Promise<T>): Promise<T>
   /** Counts a wrong password (or an unknown username) against the username, and against this address for it. */
   failed(request: FastifyRequest): Promise<void>
@@ -28,42 +25,24 @@ export interface AuthLimits {
 const MINUTE = 60_000
 
 /**
- * The limits that keep anyone from guessing passwords quickly without letting a third party, or the
- * owner's own successful logins, lock an owner out. Every attempt that does not log in counts per
- * address and per (address, username), so one address guesses slowly; an attempt counts as failed
- * from its start until it has logged in, so attempts sent all at once cannot outrun the count. A
- * login that succeeds counts nowhere: pipeline workers behind one NAT log in as often as they need
- * without locking out anyone at their address. A refusal (429) is not an attempt and does not count.
- *
- * Per username only wrong credentials count, with a much higher limit: once it is reached, every
- * address that has failed for that username waits out the window, so guesses spread over many
- * addresses stay slow (one each per window). An address that has not failed for it is never
- * refused by that limit: the owner's right password, from an address of their own, always works,
- * however many strangers keep guessing.
- *
- * @fastify/rate-limit can read a counter without counting, which is all that counting only failures
- * needs: a counter is read before the password is checked and counted after it fails. Counters live
- * in this process, in LRU maps of 5000 keys each, and their windows on the app's clock.
+ * Guessing passwords stays slow without letting strangers, or an owner's own logins, lock the owner out.
+ * Every attempt that does not log in counts per address and per (address, username), and counts as
+ * failed from its start, so a burst sent at once cannot outrun the count; a successful login counts
+ * nowhere (pipeline workers behind one NAT), nor does a 429. Per username only wrong credentials
+ * count, with a higher limit past which only the addresses that failed for that username wait: the
+ * owner's right password from an address of their own always works. Counters are read without
+ * counting before the password is checked, counted after it fails, and kept in this process in LRU
+ * maps of 5000 keys, on the app's clock.
  */
 export async function authLimits(fastify: FastifyInstance, config: Config): Promise<AuthLimits> {
   await fastify.register(rateLimit, { global: false, store: clockStore(fastify.clock) })
-  const perAddress = fastify.createRateLimit({
-    max: config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT,
-    timeWindow: MINUTE,
-    keyGenerator: addressKey
-  })
+  const failureWindow = config.AUTH_USER_FAILURE_WINDOW * 1000
+  const perAddress = fastify.createRateLimit({ max: config.AUTH_ADDRESS_RATE_LIMIT ?? config.AUTH_RATE_LIMIT, timeWindow: MINUTE, keyGenerator: addressKey })
   const perAddressAndUsername = fastify.createRateLimit({ max: config.AUTH_RATE_LIMIT, timeWindow: MINUTE, keyGenerator: addressAndUsernameKey })
-  const failuresPerUsername = fastify.createRateLimit({
-    max: config.AUTH_USER_FAILURE_LIMIT,
-    timeWindow: config.AUTH_USER_FAILURE_WINDOW * 1000,
-    keyGenerator: (request) => usernameOf(request) ?? ''
-  })
+  const usernameKey = (request: FastifyRequest) => usernameOf(request) ?? ''
+  const failuresPerUsername = fastify.createRateLimit({ max: config.AUTH_USER_FAILURE_LIMIT, timeWindow: failureWindow, keyGenerator: usernameKey })
   /** Read as "has this address failed for this username within the window": its one allowed failure is spent. */
-  const failuresPerAddressAndUsername = fastify.createRateLimit({
-    max: 1,
-    timeWindow: config.AUTH_USER_FAILURE_WINDOW * 1000,
-    keyGenerator: addressAndUsernameKey
-  })
+  const failuresPerAddressAndUsername = fastify.createRateLimit({ max: 1, timeWindow: failureWindow, keyGenerator: addressAndUsernameKey })
   const refreshPerAddress = fastify.createRateLimit({ max: config.REFRESH_RATE_LIMIT, timeWindow: MINUTE })
 
   const underWay = new AttemptsUnderWay()
@@ -108,15 +87,12 @@ export async function authLimits(fastify: FastifyInstance, config: Config): Prom
       const places = limits.map(({ key }) => underWay.join(key))
       try {
         for (const [index, { limiter }] of limits.entries()) await refuseWhenSpent(request, reply, limiter, places[index]! - 1)
-      } catch (error) {
-        for (const { key } of limits) underWay.leave(key)
-        throw error
-      }
-      try {
-        return await login()
-      } catch (error) {
-        await countFailed(request)
-        throw error
+        try {
+          return await login()
+        } catch (error) {
+          await countFailed(request)
+          throw error
+        }
       } finally {
         for (const { key } of limits) underWay.leave(key)
       }
@@ -168,7 +144,6 @@ function usernameOf(request: FastifyRequest): string | undefined {
   return typeof username === 'string' ? username : undefined
 }
 
-/** 429 TooManyRequests, with Retry-After. */
 function tooMany(reply: FastifyReply, what: string, retryAfterSeconds: number) {
   reply.header('retry-after', retryAfterSeconds)
   return new AppError(429, 'TooManyRequests', [`Too many ${what}; try again in ${retryAfterSeconds} seconds.`])

@@ -3,16 +3,12 @@ import type { Role } from '../../schemas/auth.js'
 const TTL_MS = 5_000
 const MAX_ENTRIES = 10_000
 
-/**
- * Roles are read from the store on write routes only; remembering them for a few seconds spares a
- * lookup per write, and `users set-role` or `users remove` still takes effect within TTL_MS.
- */
+/** Spares the write routes a lookup per write; `users set-role` or `users remove` still takes effect within TTL_MS. */
 export class RoleCache {
   private readonly entries = new Map<string, { role: Role | undefined; until: number }>()
 
   constructor(
     private readonly lookup: (name: string) => Promise<Role | undefined>,
-    /** The app's clock. */
     private readonly clock: () => number
   ) {}
 

@@ -16,20 +16,16 @@ export type ScryptOutcome = { key: Uint8Array } | { error: string }
 const WORKER = new URL('./scrypt-worker.js', import.meta.url)
 
 /**
- * The nice value of a hashing thread (Linux). CFS weighs it 110 against the event loop's 1024: on a
- * core they share, a hash takes about a tenth of it, so verify keeps about nine tenths of its rate
- * under a flood of logins. At 19 (weight 15) a hash got 1.5% of a core beside two busy programs and
- * a login took ten seconds and more; at 10 it still progresses beside them.
+ * The nice value of a hashing thread (Linux): CFS weighs it 110 against the event loop's 1024, so under
+ * a flood of logins verify keeps about nine tenths of its rate. At 19 (weight 15) a login beside two
+ * busy programs took ten seconds and more.
  */
 export const HASHING_NICE = 10
 
 /**
- * Where passwords are hashed: threads of their own, at most `size` (one core fewer than the
- * process may use, at least one), each hashing one password at a time at a low CPU priority
- * (HASHING_NICE), the other hashes waiting their turn in order. libuv's pool hashed four at once,
- * each holding its memory, at the event loop's priority: a flood of logins took the CPU the token
- * checks need. At a low priority a hash gets little of a core the event loop needs, all of it on
- * an idle service. A thread that has hashed nothing for `idleMs` ends, and its memory goes with it.
+ * Threads that hash one password at a time each at HASHING_NICE, at most `size` (a core fewer than the
+ * process may use), the other hashes waiting in order: libuv's pool hashed four at once at the event
+ * loop's priority, and a flood of logins took the CPU the token checks need. A thread idle for `idleMs` ends, freeing its memory.
  */
 export class ScryptThreads {
   readonly #limit: ReturnType<typeof pLimit>
