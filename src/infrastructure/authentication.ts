@@ -25,31 +25,18 @@ declare module 'fastify' {
 declare module '@fastify/jwt' {
   interface FastifyJWT {
     payload: AccessClaims
-    /** `request.user`: the claims of the request's access token, once an authenticate hook has passed it. */
     user: AccessClaims
   }
 }
 
 const rank: Record<Role, number> = { reader: 0, writer: 1, admin: 2 }
 
-/**
- * Registers @fastify/jwt once (the secret, HS256, the checks and fast-jwt's cache) and decorates
- * the token service and the hooks that use it: `fastify.jwt.sign` issues the access tokens and
- * `fastify.jwt.verify`, the one verifier the plugin builds at registration, checks them in the
- * onRequest hooks below, on the app's clock (AccessTokens). `request.jwtVerify` is not used: it
- * decodes every token twice and runs an async waterfall a request, work a call of
- * `fastify.jwt.verify` never does.
- */
+// @fastify/jwt registered once; the hooks use its one verifier on the app's clock, not `request.jwtVerify` (two decodes, an async waterfall).
 async function authentication(fastify: FastifyInstance) {
   const { config, store, clock } = fastify
   const secret = config.JWT_SECRET
   if (secret === undefined) throw new Error('JWT_SECRET must be resolved before the app is built')
-  const settings = {
-    secret,
-    issuer: config.JWT_ISSUER,
-    ttlSeconds: config.ACCESS_TOKEN_TTL,
-    issuedAtToleranceSeconds: config.TOKEN_IAT_TOLERANCE_S
-  }
+  const settings = { secret, issuer: config.JWT_ISSUER, ttlSeconds: config.ACCESS_TOKEN_TTL, issuedAtToleranceSeconds: config.TOKEN_IAT_TOLERANCE_S }
   // It also decorates request.user, which the hooks set.
   await fastify.register(fastifyJwt, { secret, sign: { algorithm: 'HS256' }, verify: accessTokenVerifyOptions(settings) })
   const { jwt } = fastify

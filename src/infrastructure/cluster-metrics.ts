@@ -2,12 +2,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { AggregatorRegistry, type Registry } from 'prom-client'
 import { serviceUnavailable } from '../app-error.js'
 
-/*
- * GET /metrics with WORKERS > 1. The worker that holds the scrape's connection asks the primary,
- * which collects every worker's registry and merges them with prom-client's AggregatorRegistry:
- * counters and histograms are summed, each gauge as its `aggregator` option says. One worker's
- * own numbers alone would make Prometheus read each switch between workers as a counter reset.
- */
+// With WORKERS > 1 the primary merges every worker's metrics: one worker's own would read as a counter reset at each switch of worker.
 
 const METRICS_REQUEST = 'frb-tracer:metrics-request'
 const METRICS_ANSWER = 'frb-tracer:metrics'
@@ -18,7 +13,6 @@ interface Request {
   kind: typeof METRICS_REQUEST
   id: number
 }
-/** The merged exposition, or why there is none (a worker did not answer). */
 interface Answer {
   kind: typeof METRICS_ANSWER
   id: number
@@ -43,12 +37,7 @@ export function serveClusterMetrics(): void {
   })
 }
 
-/**
- * In a worker: makes `registry` what it hands the primary when asked (prom-client answers from
- * the registries set here, once an AggregatorRegistry exists in the process), and returns the
- * scrape: the whole service's metrics, through the primary. It fails with 503 when a worker or
- * the primary does not answer: one worker's numbers in their place would read as resets.
- */
+/** In a worker: hands `registry` to the primary when asked, and returns the scrape through the primary (503 when it does not answer). */
 export function clusterScrape(registry: Registry): () => Promise<string> {
   AggregatorRegistry.setRegistries([registry])
   // Its constructor is what starts answering the primary's collection.

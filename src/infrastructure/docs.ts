@@ -5,7 +5,6 @@ import fp from 'fastify-plugin'
 import { packageVersion } from '../package-info.js'
 import { completeDocument, type OpenApiDocument } from './openapi-document.js'
 
-/** The OpenAPI document, built from the route schemas, and the interactive docs at /docs. */
 async function docs(fastify: FastifyInstance) {
   await fastify.register(swagger, {
     openapi: {
@@ -52,40 +51,22 @@ async function docs(fastify: FastifyInstance) {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`)
     }
   })
-  // The page needs its own scripts and styles: a policy of its own instead of the API's 'none'.
-  // That policy asks browsers to load everything over https, which only works behind TLS: over
-  // plain HTTP on any address but loopback (which browsers treat as secure) the page stays blank.
+  // The page's own policy: its upgrade-insecure-requests leaves the page blank over plain HTTP (but loopback), so it goes unless BEHIND_TLS.
   const behindTls = fastify.config.BEHIND_TLS
   await fastify.register(swaggerUi, {
     routePrefix: '/docs',
     staticCSP: true,
-    // openapi.yaml documents each HEAD (the contract tests hold them to it); the page would list a
-    // HEAD twin of every GET, so it is given the document without them. Its description says HEAD
-    // is answered wherever GET is.
-    transformSpecification: (document) => withoutHeadOperations(document as OpenApiDocument),
-    transformStaticCSP: (policy) => withSwaggerUiStyle(behindTls ? policy : withoutUpgradeInsecureRequests(policy))
+    // The page would list a HEAD twin of every GET: it gets the document without them (its description says HEAD is answered).
+    transformSpecification: (document) => {
+      for (const operations of Object.values((document as OpenApiDocument).paths ?? {})) delete operations.head
+      return document
+    },
+    transformStaticCSP: (policy) =>
+      (behindTls ? policy : policy.replace(/\s*upgrade-insecure-requests;?/, '')).replace("style-src 'self'", `style-src 'self' ${SWAGGER_UI_STYLE}`)
   })
 }
 
-function withoutHeadOperations(document: OpenApiDocument): OpenApiDocument {
-  for (const operations of Object.values(document.paths ?? {})) delete operations.head
-  return document
-}
-
-function withoutUpgradeInsecureRequests(policy: string): string {
-  return policy.replace(/\s*upgrade-insecure-requests;?/, '')
-}
-
-/**
- * The one `<style>` element Swagger UI's bundle writes into the page as it starts, by its hash:
- * without it in `style-src`, every load logged a policy violation and lost that styling. Other
- * inline styles stay refused. A new Swagger UI that writes another is caught by the browser test
- * of /docs (test/process/docs-in-browser.test.ts), which names the hash Chromium computed.
- */
+// The one `<style>` Swagger UI writes as it starts, by its hash; test/process/docs-in-browser.test.ts catches a new one and names its hash.
 const SWAGGER_UI_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='"
-
-function withSwaggerUiStyle(policy: string): string {
-  return policy.replace("style-src 'self'", `style-src 'self' ${SWAGGER_UI_STYLE}`)
-}
 
 export default fp(docs, { name: 'docs', fastify: '5.x', decorators: { fastify: ['config'] } })

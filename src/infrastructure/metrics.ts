@@ -7,7 +7,7 @@ import { RequestLatency } from './request-latency.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Prometheus registry of this app: request and store metrics, and the process's own. */
+    /** A registry per app (not prom-client's global one), so apps built side by side in tests keep their own numbers. */
     metrics: Registry
     /** The exposition GET /metrics answers: this registry's, or with WORKERS > 1 every worker's merged (cluster-metrics.ts). */
     scrapeMetrics: () => Promise<string>
@@ -16,11 +16,7 @@ declare module 'fastify' {
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-/**
- * Request latency by route and status (its _count is the number of requests), and store latency
- * by operation (`users.find`, `ping`). A registry per app (not prom-client's global one), so apps built side by side in
- * tests keep their own numbers.
- */
+/** Request latency by route and status, store latency by operation, and the process's own metrics. */
 async function metrics(fastify: FastifyInstance) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -29,10 +25,7 @@ async function metrics(fastify: FastifyInstance) {
   fastify.decorate('metrics', registry)
   fastify.decorate('scrapeMetrics', cluster.isWorker ? clusterScrape(registry) : () => registry.metrics())
 
-  /**
-   * Records under one route label; the series of each method and status is looked up once, by
-   * values the request already holds (a key joined from them would be a new string each time).
-   */
+  // The series of each method and status is looked up once, by values the request holds (a key joined from them would be a new string each time).
   type Record = (seconds: number) => void
   const recorder = (route: string) => {
     const series = new Map<string, Map<number, Record>>()
@@ -42,10 +35,7 @@ async function metrics(fastify: FastifyInstance) {
       let byStatus = series.get(method)
       if (byStatus === undefined) series.set(method, (byStatus = new Map<number, Record>()))
       let record = byStatus.get(statusCode)
-      if (record === undefined) {
-        record = latency.series({ method, route, status_code: String(statusCode) })
-        byStatus.set(statusCode, record)
-      }
+      if (record === undefined) byStatus.set(statusCode, (record = latency.series({ method, route, status_code: String(statusCode) })))
       record(reply.elapsedTime / 1000)
       done()
     }
@@ -70,19 +60,12 @@ async function metrics(fastify: FastifyInstance) {
   fastify.store.observe((operation, seconds, ok) => {
     const key = ok ? operation : `${operation} error`
     let series = storeSeries.get(key)
-    if (series === undefined) {
-      series = storeLatency.labels({ operation, outcome: ok ? 'ok' : 'error' })
-      storeSeries.set(key, series)
-    }
+    if (series === undefined) storeSeries.set(key, (series = storeLatency.labels({ operation, outcome: ok ? 'ok' : 'error' })))
     series.observe(seconds)
   })
 }
 
-/**
- * prom-client leaves process_start_time_seconds out when it merges workers' metrics, and
- * TracerVerifierStalled reads it: here the merge keeps the latest start, so that rule waits until
- * every worker has been up long enough to have ended a pass.
- */
+// prom-client's merge drops process_start_time_seconds, which TracerVerifierStalled reads: the youngest start, so it waits for every worker.
 function startTimeOfYoungest(registry: Registry): void {
   const name = 'process_start_time_seconds'
   registry.removeSingleMetric(name)

@@ -3,13 +3,8 @@ import type { Metric, Registry } from 'prom-client'
 type Labels = Record<'method' | 'route' | 'status_code', string>
 
 /** A line of the exposition, as prom-client's metrics give them to its registry. */
-interface Sample {
-  metricName: string
-  labels: Record<string, string | number>
-  value: number
-}
+type Sample = { metricName: string; labels: Record<string, string | number>; value: number }
 
-/** One series: the requests of one route, method and status. */
 interface Series {
   labels: Labels
   /** Per bucket, the observations above the bucket before it, up to its bound; the last past every bound. */
@@ -18,13 +13,7 @@ interface Series {
   count: number
 }
 
-/**
- * The request latency histogram, `http_request_duration_seconds`, with the lines, the merge across
- * workers (summed) and the reset of a prom-client Histogram, recorded through a series found once
- * for its labels. prom-client's `labels(...).observe` checks the labels and builds their key again
- * on every call, though a series' labels never change: on GET /auth/verify, the probes' route,
- * that was the largest cost beyond the bare route (issue 41).
- */
+// A prom-client Histogram recorded through a series found once: `labels(...).observe` builds their key each call, GET /auth/verify's main cost (issue 41).
 export class RequestLatency {
   readonly name = 'http_request_duration_seconds'
   readonly help = 'Time from the request to the end of the response.'
@@ -40,7 +29,6 @@ export class RequestLatency {
     registry.registerMetric(this as unknown as Metric)
   }
 
-  /** What records a request of these labels: its latency in seconds. */
   series(labels: Labels): (seconds: number) => void {
     const series: Series = { labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 }
     this.#series.push(series)

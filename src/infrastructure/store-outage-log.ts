@@ -3,20 +3,10 @@ import fp from 'fastify-plugin'
 import { KeptAuditRebuildingError } from '../kept-audit/rebuild.js'
 import { StoreUnavailableError } from '../store/port.js'
 
-/** During an outage, the longest a success elsewhere waits before the store is probed again. */
 const PROBE_INTERVAL_MS = 1000
 
-/**
- * A store outage in the log as two lines: one when it begins, one when it ends, with how long it
- * lasted and how many store operations it refused. The requests it refuses answer 503 without a
- * line each: a read-only or full store under load once wrote 19,000 error lines with stacks in
- * three seconds, which hid the one that mattered and could fill the disk that was already full.
- *
- * The outage begins with the first operation refused as unavailable. It ends when `ping` (which
- * resolves when the store can take a write) succeeds: a readiness probe's, or one this plugin
- * makes, at most once a second, when another operation succeeds meanwhile. A read succeeding
- * says little by itself: a read-only or full store still reads.
- */
+// A store outage as two log lines, not one a refused request: a full store under load once wrote 19,000 error lines in three seconds.
+// It ends when a `ping` succeeds (a readiness probe's, or ours once a second while others succeed): a read-only or full store still reads.
 async function storeOutageLog(fastify: FastifyInstance) {
   // The real, monotonic clock: an outage's length is not the routes' (a test may hold their time still).
   const now = () => performance.now()
@@ -31,8 +21,7 @@ async function storeOutageLog(fastify: FastifyInstance) {
     if (probing || now() - lastProbe < PROBE_INTERVAL_MS) return
     probing = true
     lastProbe = now()
-    // The ping's outcome reaches the observer below, which ends the outage or counts it as refused;
-    // a probe of this plugin is no operation anyone asked for, so it is not counted.
+    // The observer below sees the ping; a failed probe is no operation anyone asked for, so it is not counted.
     store.ping().then(
       () => (probing = false),
       () => {

@@ -6,20 +6,10 @@ import type { Store } from '../store/port.js'
 import { CLASSIFICATION_STAGE, STAGES, type PipelineStage } from '../vocabulary.js'
 import { keptWindow } from './kept-window.js'
 
-export interface StuckStageCount {
-  /** Null for the classification. */
-  site: string | null
-  stage: PipelineStage
-  count: number
-}
+type StuckStage = { site: string | null; stage: PipelineStage }
+type AuditCounts = { verdicts: AuditSummary; stuckStages: (StuckStage & { count: number })[] }
 
-export interface AuditCounts {
-  verdicts: AuditSummary
-  /** Every audited stage at every configured site (the classification once), stuck or not. */
-  stuckStages: StuckStageCount[]
-}
-
-/** The audit of a window as counts: events by verdict, and stuck findings by site and stage. One page held at a time. */
+/** Events by verdict, and stuck findings at every audited stage of every site (the classification, site null, once). */
 export async function auditCounts(store: Store, window: TimeWindow, settings: AuditSettings): Promise<AuditCounts> {
   const audit = new WindowAudit(settings)
   const stuck = new Map<string, number>()
@@ -33,7 +23,7 @@ export async function auditCounts(store: Store, window: TimeWindow, settings: Au
       }
     }
   }
-  const stages: Omit<StuckStageCount, 'count'>[] = [
+  const stages: StuckStage[] = [
     { site: null, stage: CLASSIFICATION_STAGE },
     ...settings.sites.names.flatMap((site) => STAGES.map((stage) => ({ site, stage })))
   ]

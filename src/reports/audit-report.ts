@@ -10,12 +10,7 @@ export const reportWindow = (window: TimeWindow): ReportWindow => ({
   end_time_utc: toIsoUtc(window.end)
 })
 
-/**
- * The audit report of a window (its events' facts from `source`, see kept-window.ts) as JSON text, made as it is read (see json-fragments.ts): `window`,
- * `generated_at` (the audit's clock), the `events` that pass the audit's filters, then the
- * `summary` of the whole window, which is complete only once every event has streamed past (the
- * caller may read it from `audit` then). One page of the window's kept audits is held at a time.
- */
+/** A window's audit report as JSON made as it is read; the `summary` comes last, complete once every event has streamed past. */
 export function auditReportJson(
   source: AsyncIterable<readonly WindowEntry[]>,
   window: TimeWindow,

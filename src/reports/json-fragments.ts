@@ -1,21 +1,9 @@
-/**
- * About the size of a chunk a streamed body sends at a time (pulled-body.ts joins fragments up to
- * that): larger fragments would be held whole for a client that does not read, smaller ones cost
- * a turn of the generator each.
- */
-export const FRAGMENT_CHARS = 16 * 1024
+// JSON made on demand: nothing is yielded before the first page is read, so a store that fails at once fails before the status is sent.
 
-/**
- * JSON documents as text fragments of a streamed body (see streamed-responses.ts). Each is
- * produced on demand, and nothing before the first page of data is read: a store that fails at
- * once still fails before the status is sent.
- */
+/** A streamed body's chunk (pulled-body.ts): larger fragments are held whole for a client that does not read, smaller ones cost a turn each. */
+const FRAGMENT_CHARS = 16 * 1024
 
-/**
- * `[`, the elements of every page separated by commas, `]`: one page of elements held at a time,
- * joined into fragments of about FRAGMENT_CHARS (a fragment an element cost a
- * turn of the generator each; a fragment a page, a page's text held for a client that does not read).
- */
+/** `[`, the elements of every page separated by commas, `]`, in fragments of about FRAGMENT_CHARS. */
 export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element: T) => string): AsyncGenerator<string> {
   let text = '['
   let opened = false
@@ -37,16 +25,10 @@ export async function* jsonArray<T>(pages: AsyncIterable<T[]>, toJson: (element:
   yield `${text}]`
 }
 
-/**
- * A member's value: JSON text made beforehand, text made when the member is reached (a summary
- * counted while an earlier member streamed), or streamed fragments (a jsonArray).
- */
-export type JsonMember = string | (() => string) | AsyncIterable<string>
+/** JSON text, text made when the member is reached (a summary counted while an earlier member streamed), or fragments. */
+type JsonMember = string | (() => string) | AsyncIterable<string>
 
-/**
- * `{"name":value,...}` in the order given. The text before a streamed member is held back and sent
- * with its first fragment, so the object's first fragment also waits for the first page.
- */
+/** `{"name":value,...}`; the text before a streamed member waits for its first fragment, so the first page comes before any text. */
 export async function* jsonObject(members: [name: string, value: JsonMember][]): AsyncGenerator<string> {
   let held = '{'
   let separator = ''

@@ -10,11 +10,7 @@ export type BodyCheck = (value: unknown) => string | undefined
 
 type Validate = ((value: unknown) => boolean) & { errors?: ValidationIssue[] | null }
 
-/**
- * Checks of records outside a request (the import reads events and heartbeats from a file): made by
- * the very compiler, options and shared schemas the server validates request bodies with, so a line
- * of a file is held to exactly the rules of the route that takes the same record.
- */
+/** Checks of records read from a file (`tracer import`), by the very compiler and schemas of the routes that take them. */
 export function bodyChecks(sites: Sites): (schema: TSchema) => BodyCheck {
   const externals = Object.fromEntries(sharedSchemas(sites).map((schema) => [schema.$id!, schema]))
   const compile = buildValidator(externals, {}) as unknown as (route: Partial<RouteDefinition>) => Validate

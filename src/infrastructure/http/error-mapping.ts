@@ -31,10 +31,10 @@ const reasonByCode: Record<string, string> = {
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.'
 }
 
-/** Fastify answers 414 for an over-long path parameter; to the contract it is a bad value (400). */
+// Fastify answers 414 for an over-long path parameter; to the contract it is a bad value (400).
 const statusByCode: Record<string, number> = { FST_ERR_MAX_PARAM_LENGTH: 400 }
 
-export const INTERNAL_ERROR = new AppError(500, 'InternalError', ['Internal error.'])
+const INTERNAL_ERROR = new AppError(500, 'InternalError', ['Internal error.'])
 
 /** Every error a request can end with, as the envelope of CONTRACT section 1. */
 export function toAppError(error: unknown): AppError {
@@ -42,24 +42,16 @@ export function toAppError(error: unknown): AppError {
   if (!(error instanceof Error)) return INTERNAL_ERROR
   if (error instanceof InputError) return badRequest(`${fieldText(error.field)} ${error.reason}`)
   if (error instanceof KeptAuditRebuildingError) return new AppError(503, 'ServiceUnavailable', [error.message])
-  if (error instanceof StoreUnavailableError) {
-    return new AppError(503, 'ServiceUnavailable', ['The store is unavailable; try again shortly.'])
-  }
+  if (error instanceof StoreUnavailableError) return new AppError(503, 'ServiceUnavailable', ['The store is unavailable; try again shortly.'])
   const fastifyError = error as FastifyError
   if (fastifyError.validation !== undefined) {
     const context = fastifyError.validationContext ?? 'request'
-    return new AppError(
-      400,
-      'BadRequest',
-      fastifyError.validation.map((issue) => describeValidationIssue([partName[context] ?? context], issue))
-    )
+    return new AppError(400, 'BadRequest', fastifyError.validation.map((issue) => describeValidationIssue([partName[context] ?? context], issue)))
   }
   const status = statusByCode[fastifyError.code] ?? fastifyError.statusCode
   if (status === undefined || status < 400 || status >= 500) return INTERNAL_ERROR
-  // A 4xx from Fastify or a plugin keeps its status; one the contract does not name (a static
-  // file's 416 or 412) is a BadRequest. A parser's SyntaxError (400, no code) is bad JSON.
-  const reason =
-    reasonByCode[fastifyError.code] ?? (error instanceof SyntaxError ? reasonByCode.FST_ERR_CTP_INVALID_JSON_BODY : error.message)
+  // A 4xx keeps its status, named BadRequest when the contract has no name for it (a static file's 416); a parser's SyntaxError is bad JSON.
+  const reason = reasonByCode[fastifyError.code] ?? (error instanceof SyntaxError ? reasonByCode.FST_ERR_CTP_INVALID_JSON_BODY : error.message)
   return new AppError(status, exceptionByStatus[status] ?? 'BadRequest', [reason ?? 'Bad request.'])
 }
 

@@ -3,19 +3,14 @@ import fp from 'fastify-plugin'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { AppError, badRequest } from '../../app-error.js'
 
-/**
- * What Node's HTTP server would answer by itself with an empty body reaches us instead, so it
- * gets the envelope: a HTTP/1.1 request without Host (serverOptions turns Node's own check off)
- * and an Expect header other than 100-continue.
- */
+/** The envelope where Node would answer with an empty body: HTTP/1.1 without Host (checked here, not by Node), an Expect but 100-continue. */
 async function httpConformance(fastify: FastifyInstance) {
   fastify.addHook('onRequest', (request, _reply, done) => {
     const hostless = request.headers.host === undefined && request.raw.httpVersion === '1.1'
     done(hostless ? badRequest('HTTP/1.1 requests need a Host header.') : undefined)
   })
   fastify.server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
-    const error = new AppError(417, 'BadRequest', ['Only the expectation 100-continue is supported.'])
-    const body = JSON.stringify(error.envelope)
+    const body = JSON.stringify(new AppError(417, 'BadRequest', ['Only the expectation 100-continue is supported.']).envelope)
     response.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) })
     response.end(body)
   })

@@ -4,14 +4,8 @@ import { AppError } from '../../app-error.js'
 import { parseStrictJson, utf8Text } from '../../domain/strict-json.js'
 import { fromRequest } from './request-input.js'
 
-/**
- * JSON bodies read strictly (see strict-json.ts): bytes that are not UTF-8, a member given twice,
- * a lone surrogate and a `__proto__` member are each refused with a 400 naming where they are,
- * rather than stored changed or called "not valid JSON". Fastify's own parser is replaced for
- * every route. Fastify's text/plain parser goes too: no route reads text, and a text body would
- * reach the schema as a string ("body must be object") instead of getting the 415 of any other
- * unsupported type.
- */
+// JSON bodies read strictly (strict-json.ts): bad UTF-8, a repeated member, a lone surrogate or `__proto__` is a 400 naming where.
+// No route reads text: a text/plain body gets the 415 of any unsupported type, not "body must be object".
 async function jsonBodies(fastify: FastifyInstance) {
   fastify.removeContentTypeParser('text/plain')
   fastify.removeContentTypeParser('application/json')

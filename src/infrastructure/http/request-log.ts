@@ -1,24 +1,13 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 
-interface RequestLogOptions {
-  /** A request that took longer is logged as a warning. */
-  slowMs: number
-}
-
 const isEventStream = (reply: FastifyReply) => String(reply.getHeader('content-type') ?? '').startsWith('text/event-stream')
 
-/**
- * Fastify's request log at the levels a busy service needs. Fastify writes two `info` lines a
- * request, which for a probe as cheap as a token check are most of its cost and of the log. Here
- * both lines are `debug`, a failed request (5xx but 503, or an error while sending) is an error and one
- * slower than SLOW_REQUEST_MS a warning with its time, at any level. An event stream is long by
- * design, so its length is not slowness. A request whose line is below the level costs a level
- * check, nothing more.
- */
+// Fastify's two `info` lines a request were most of a cheap probe's cost: here `debug`, a failed request an error, a slow one (but an
+// event stream, long by design) a warning, at any level.
 export class RequestLogController extends LogController {
   readonly #slowMs: number
 
-  constructor({ slowMs }: RequestLogOptions) {
+  constructor({ slowMs }: { slowMs: number }) {
     super()
     this.#slowMs = slowMs
   }
@@ -36,16 +25,11 @@ export class RequestLogController extends LogController {
   }
 }
 
-/** Where a request's logger keeps the bindings Fastify gives it (the request id). */
 const requestBindings = Symbol('request bindings')
 
 type RequestLogger = FastifyBaseLogger & { [requestBindings]?: Record<string, unknown> }
 
-/**
- * Each request's logger gets its bindings when it writes a line, from the mixin, rather than when
- * it is made: pino runs the redaction's wildcard paths over every binding of a new child, and most
- * requests write no line. The lines are the same, the request id placed where the binding was.
- */
+// The request id bound per line, by the mixin: pino runs the redaction over a new child's bindings, and most requests write no line.
 export const requestLoggers: {
   childLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']>
   mixin: (object: object, level: number, logger: RequestLogger) => object

@@ -1,36 +1,21 @@
 import { AjvCompiler, type BuildCompilerFromPool, type RouteDefinition } from '@fastify/ajv-compiler'
 import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-stringify-compiler'
 
-/**
- * Compiled validators and serializers, one per distinct schema and shared by every app this process
- * builds. Routes declare the same error envelope for many statuses and tests build hundreds of
- * apps: compiling each schema once leaves an app's start-up after the first next to nothing to compile.
- */
+// Compiled once per distinct schema for every app of the process: routes declare one envelope for many statuses, tests build hundreds of apps.
 const compiled = new Map<string, unknown>()
 
 function once<T>(key: string, build: () => T): T {
-  let value = compiled.get(key) as T | undefined
-  if (value === undefined) {
-    value = build()
-    compiled.set(key, value)
-  }
-  return value
+  if (!compiled.has(key)) compiled.set(key, build())
+  return compiled.get(key) as T
 }
 
-/**
- * The shared schemas' JSON as a short number in the keys above: a copy of that JSON in every key
- * would hold heap for as long as the process lived.
- */
+// The shared schemas as a short number in the keys: a copy of their JSON in each would hold heap for the process's life.
 const externalsIds = new Map<string, number>()
 
 function externalsKey(externalSchemas: unknown): string {
   const json = JSON.stringify(externalSchemas)
-  let id = externalsIds.get(json)
-  if (id === undefined) {
-    id = externalsIds.size
-    externalsIds.set(json, id)
-  }
-  return `#${id}`
+  if (!externalsIds.has(json)) externalsIds.set(json, externalsIds.size)
+  return `#${externalsIds.get(json)}`
 }
 
 /** A schema's identity for compilation: its top-level description changes nothing compiled. */
@@ -40,27 +25,17 @@ function schemaKey(schema: unknown): string {
   return JSON.stringify(rest)
 }
 
-/*
- * Never `removeAdditional`: it would drop a misspelled body member (`actions.want.Baseband`) and
- * answer 200. A body schema says `additionalProperties: false` and an unknown member is a 400;
- * query schemas leave additional properties open, so unknown query parameters pass untouched.
- */
+// Never `removeAdditional`: it would drop a misspelled body member and answer 200 instead of 400.
 const common = { useDefaults: true, removeAdditional: false, allErrors: false } as const
 type Compile = ReturnType<BuildCompilerFromPool>
 
-/**
- * Two Ajv instances: the URL's parts (query, path) are strings on the wire and are coerced to the
- * schema's types; JSON bodies are typed already and are not, so `{"event": "12"}` or `true` where an
- * integer belongs is a 400 rather than a silently coerced number.
- */
+// The URL's strings are coerced to the schema's types; JSON bodies are typed already, so `{"event": "12"}` is a 400, not a coerced number.
 export const buildValidator: BuildCompilerFromPool = (externalSchemas, options) => {
   const externals = externalsKey(externalSchemas)
   const plugins = options?.plugins ?? []
-  // An Ajv instance costs milliseconds to create: only make one when a schema is not compiled yet.
+  // An Ajv instance costs milliseconds to create: only made when a schema is not compiled yet.
   const ajvFor = (body: boolean) =>
-    once(`ajv ${body} ${externals}`, () =>
-      AjvCompiler()(externalSchemas, { plugins, customOptions: { ...common, coerceTypes: body ? false : 'array' } })
-    )
+    once(`ajv ${body} ${externals}`, () => AjvCompiler()(externalSchemas, { plugins, customOptions: { ...common, coerceTypes: body ? false : 'array' } }))
   // Fastify calls the compiler with a route definition, though the published type says a schema.
   const compile = (route: RouteDefinition) => {
     const body = (route.httpPart as string) === 'body'
@@ -74,20 +49,15 @@ export const buildValidator: BuildCompilerFromPool = (externalSchemas, options) 
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown }
 
-const DECIMAL = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/
-/** An integer as people write one: no sign on zero, no leading zeros, no fraction or exponent. */
-const DECIMAL_INTEGER = /^(0|-?[1-9]\d*)$/
+const FORMS: Record<string, { form: RegExp; what: string }> = {
+  integer: { form: /^(0|-?[1-9]\d*)$/, what: 'an integer in decimal digits' },
+  number: { form: /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/, what: 'a finite decimal number' }
+}
 
-/**
- * Ajv coerces any text `+x` reads as a number: "0x10", " 5", "Infinity", and "1e400" (which is
- * Infinity and then passes `maximum`). A numeric query or path value must be a finite decimal, and
- * an integer one plain digits: "1e3", "01" and "12.0" name the same number only to a coercing validator.
- */
+// Ajv coerces whatever `+x` reads as a number ("0x10", " 5", "1e400" which passes `maximum`): a finite decimal only, an integer in digits.
 function decimalNumbersOnly(schema: unknown, validate: Validate): Validate {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {}
-  const numeric = Object.entries(properties).flatMap(([name, property]) =>
-    property.type === 'integer' ? [{ name, form: DECIMAL_INTEGER, what: 'an integer in decimal digits' }] : property.type === 'number' ? [{ name, form: DECIMAL, what: 'a finite decimal number' }] : []
-  )
+  const numeric = Object.entries(properties).flatMap(([name, { type }]) => (type === 'integer' || type === 'number' ? [{ name, ...FORMS[type]! }] : []))
   if (numeric.length === 0) return validate
   const checked: Validate = (data) => {
     for (const { name, form, what } of numeric) {

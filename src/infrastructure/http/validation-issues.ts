@@ -8,10 +8,7 @@ export interface ValidationIssue {
   message?: string
 }
 
-/**
- * `body.password is required`, `query.limit must be <= 1000`, `body[3].site must be one of chime,
- * kko`: the field (after `location`, where the value came from), then what is wrong with it.
- */
+/** `body.password is required`, `query.limit must be <= 1000`: the field (after `location`), then what is wrong with it. */
 export function describeValidationIssue(location: readonly (string | number)[], issue: ValidationIssue): string {
   const path = issue.instancePath
     .split('/')

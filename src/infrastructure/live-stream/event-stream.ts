@@ -1,7 +1,4 @@
-/**
- * Server-sent events as text fragments of a streamed body (see streamed-responses.ts): plain
- * standard SSE, so EventSource and a fetch reading the body line by line both understand it.
- */
+// Server-sent events as fragments of a streamed body (streamed-responses.ts): plain SSE, for EventSource or a fetch alike.
 
 /** A comment line: clients ignore it; it keeps proxies from closing a quiet connection. */
 export const sseComment = (text: string) => `: ${text}\n\n`
@@ -12,21 +9,15 @@ export const sseMessage = (event: string, data: string) => `event: ${event}\ndat
 export interface EventStreamOptions<T = never> {
   /** Starts what pushes into the stream and resolves to what stops it; a rejection is the response's error. */
   start: () => Promise<() => void>
-  /** The first fragment, given once `start` has resolved. */
   opening: string
   /** The most messages held for a client that is not taking them: push refuses beyond, and pushFoldable folds beyond. */
   limit: number
-  /** Where pushFoldable's items go once `limit` messages are queued (see StreamBacklog). */
   backlog?: StreamBacklog<T>
   /** The most bytes `backlog` may hold: pushFoldable refuses beyond. */
   backlogBytes?: number
 }
 
-/**
- * Items a stream folds together for a client that fell behind (verdict-backlog.ts): what it holds
- * grows with the things the items are about, not with their number, so a burst of any size costs
- * a client that reads a few messages instead of its stream.
- */
+/** Items folded for a client that fell behind (verdict-backlog.ts): it grows with what they are about, not with their number. */
 export interface StreamBacklog<T> {
   add(items: readonly T[]): void
   /** About what writing everything pending would take. */
@@ -36,26 +27,18 @@ export interface StreamBacklog<T> {
   take(): StreamFragment
 }
 
-/** Text, or a buffer that many streams share (made once, written to each socket as it is). */
+/** Text, or a buffer that many streams share (never copied). */
 export type StreamFragment = string | Buffer
 
 const DONE: IteratorResult<StreamFragment> = { value: undefined, done: true }
 /** The backlog's place in the queue: its messages are made when the client gets there, from all that came meanwhile. */
 const BACKLOG = Symbol('backlog')
 
-/**
- * The body of an event stream: fragments pushed as events happen, held until the socket asks for
- * more, each handed on as it was pushed (a shared buffer is never copied). The first `next` starts
- * the stream, so a response refused before it (its slot not free) starts nothing. `return` (the
- * response closed, the client left, the server shuts down) stops it at once, even while `next`
- * waits for an event.
- */
+/** An event stream's body. The first `next` starts it (a response refused its slot starts nothing); `return` stops it at once, even mid-`next`. */
 export class EventStreamSource<T = never> implements AsyncIterableIterator<StreamFragment> {
   readonly #options: EventStreamOptions<T>
-  #queued: (StreamFragment | typeof BACKLOG)[] = []
-  /** Messages in #queued, which the limit counts. */
+  #queued: [fragment: StreamFragment | typeof BACKLOG, messages: number][] = []
   #queuedMessages = 0
-  #counts: number[] = []
   /** The backlog is in #queued: every foldable item goes to it until the client gets there. */
   #backlogQueued = false
   #waiting: ((result: IteratorResult<StreamFragment>) => void) | undefined
@@ -85,12 +68,7 @@ export class EventStreamSource<T = never> implements AsyncIterableIterator<Strea
     return true
   }
 
-  /**
-   * Queues a fragment of `messages` messages made of `items`, as push does while the client keeps
-   * within `limit`; beyond it the items go to the backlog instead, and so do all that come until
-   * the client has taken the backlog, so each thing they are about is written once, as it stands
-   * then. False when the backlog holds more than `backlogBytes`: a client that stops reading.
-   */
+  /** As push within `limit`; beyond, items go to the backlog until the client takes it, each thing written once. False past `backlogBytes`. */
   pushFoldable(fragment: StreamFragment, messages: number, items: readonly T[]): boolean {
     if (this.#ended) return true
     const backlog = this.#options.backlog!
@@ -104,8 +82,7 @@ export class EventStreamSource<T = never> implements AsyncIterableIterator<Strea
 
   #queue(fragment: StreamFragment | typeof BACKLOG, messages: number) {
     if (fragment === BACKLOG) this.#backlogQueued = true
-    this.#queued.push(fragment)
-    this.#counts.push(messages)
+    this.#queued.push([fragment, messages])
     this.#queuedMessages += messages
   }
 
@@ -120,8 +97,9 @@ export class EventStreamSource<T = never> implements AsyncIterableIterator<Strea
     const oldest = this.#queued.shift()
     if (oldest !== undefined) {
       // The rest stay queued, where they count against the limit, rather than waiting in the body.
-      this.#queuedMessages -= this.#counts.shift()!
-      if (oldest !== BACKLOG) return { value: oldest, done: false }
+      const [fragment, messages] = oldest
+      this.#queuedMessages -= messages
+      if (fragment !== BACKLOG) return { value: fragment, done: false }
       this.#backlogQueued = false
       const backlog = this.#options.backlog!
       const taken = backlog.take()
@@ -137,7 +115,6 @@ export class EventStreamSource<T = never> implements AsyncIterableIterator<Strea
     if (!this.#ended) {
       this.#ended = true
       this.#queued = []
-      this.#counts = []
       this.#queuedMessages = 0
       this.#backlogQueued = false
       this.#waiting?.(DONE)

@@ -1,40 +1,26 @@
 import type { FastifyBaseLogger } from 'fastify'
 
-/** What the hub hands each page of its feed to: the live streams' fan-out (stream-fan-out.ts). */
 export interface FeedListener<T> {
-  /**
-   * The items of one read, in the order written; must not block (the streams queue them for their
-   * clients). A promise holds the next read back until it settles: a backlog is read no faster than
-   * it is handed out.
-   */
+  /** Must not block; a promise holds the next read back until it settles, so a backlog is read no faster than it is handed out. */
   deliver(items: readonly T[]): void | Promise<void>
 }
 
-export interface FeedHubOptions {
-  /** How often the store is asked for new items while a stream is open. */
-  pollIntervalMs?: number
-  /** Items read at a time; a full page is followed at once by the next. */
-  pageSize?: number
-}
+export type FeedHubOptions = { pollIntervalMs?: number; pageSize?: number }
 
-/** A store feed read by position (TransitionFeed, VerdictFeed), as the hub reads it. */
+/** A store feed read by position (TransitionFeed, VerdictFeed). */
 export interface ItemFeed<T> {
   position(): Promise<number>
   since(position: number, limit: number): Promise<{ items: readonly T[]; position: number }>
 }
 
-/** A quarter of a second between reads: well within the 2 s an item may take to reach a stream, at 4 indexed reads a second. */
-export const POLL_INTERVAL_MS = 250
-/**
- * Transitions read at a time. Each page is handed over whole and becomes one write to each stream
- * that wants part of it, so under a burst of writes a larger page costs the streams fewer writes;
- * 500 is about 90 KB of messages.
- */
+/** Well within the 2 s an item may take to reach a stream, at 4 indexed reads a second. */
+const POLL_INTERVAL_MS = 250
+/** A page becomes one write to each stream that wants part of it: under a burst, larger pages mean fewer writes (500 is about 90 KB). */
 const PAGE_SIZE = 500
 
-/** The reading of the feed while streams are open: begun when the first opens, ended when the last closes. */
+/** The reading of the feed, from the first stream opened to the last closed. */
 interface Polling {
-  /** Settles once the feed's position is known: from then on, every transition written reaches the listeners. */
+  /** Settles once the feed's position is known: from then on, every item written reaches the listeners. */
   ready: Promise<void>
   position: number
   timer: NodeJS.Timeout | undefined
@@ -43,17 +29,12 @@ interface Polling {
   failing: boolean
 }
 
-/**
- * One reader of a store feed per process, whatever the number of streams. Several instances share
- * the store, so an item (a transition, a verdict change) is delivered from the store, where every
- * instance's writes end up, not from the memory of the process that wrote it. The feed is read by
- * position (on SQLite one indexed range scan by sequence number), so a poll costs the same however
- * much history there is, and nothing is read while no stream is open.
- */
+// One reader of a store feed per process, none while no stream is open. Items come from the store, where every instance's writes end
+// up, read by position, so a poll costs the same however much history there is.
 export class FeedHub<T> {
   readonly #feed: ItemFeed<T>
   readonly #log: FastifyBaseLogger
-  /** What the feed carries, as the log names it: `transitions`, `verdict changes`. */
+  /** As the log names them: `transitions`, `verdict changes`. */
   readonly #items: string
   readonly #pollIntervalMs: number
   readonly #pageSize: number
@@ -68,21 +49,15 @@ export class FeedHub<T> {
     this.#pageSize = pageSize
   }
 
-  /** Streams listening now. */
   get listeners(): number {
     return this.#listeners.size
   }
 
-  /** Whether the feed is being read (exactly while a stream is open). */
   get polling(): boolean {
     return this.#polling !== undefined
   }
 
-  /**
-   * Adds a listener. Resolves, with the function that removes it, once the hub knows where the
-   * feed stands, so every item written from then on reaches it; rejects (the listener
-   * removed) when the store cannot say, such as StoreUnavailableError.
-   */
+  /** Resolves to what removes the listener once every item written from then on reaches it; rejects (removed) when the position is unknown. */
   async listen(listener: FeedListener<T>): Promise<() => void> {
     this.#listeners.add(listener)
     const polling = (this.#polling ??= this.#startPolling())
@@ -100,7 +75,7 @@ export class FeedHub<T> {
     }
   }
 
-  /** Stops reading the feed; the app's streams have ended by then (they end before the app closes). */
+  /** The app's streams have ended by then (they end before the app closes). */
   close() {
     this.#listeners.clear()
     this.#stop()

@@ -6,8 +6,6 @@ import { FeedHub, type FeedHubOptions, type FeedListener, type ItemFeed } from '
 import { StreamFanOut, type ItemPlace } from './stream-fan-out.js'
 import type { VerdictChange } from '../../../schemas/audit.js'
 
-export { POLL_INTERVAL_MS } from './feed-hub.js'
-
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every transition written through any instance sharing the store, fanned out to this process's live streams. */
@@ -17,12 +15,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * A verdict change is at the sites its event asks for now and at those it left, so that a stream
- * filtered by a site hears an event leave it. An event that left the audit without saying which
- * sites it asked (a change recorded by an older version) is at every site: a filtered page that
- * does not show it ignores the change.
- */
+// At the sites its event asks for and those it left (a filtered stream hears it leave); at every site when it does not say (an older version's).
 export const verdictPlace =
   (sites: readonly string[]) =>
   (change: VerdictChange): ItemPlace => {
@@ -34,7 +27,6 @@ export const verdictPlace =
 export type TransitionListener = FeedListener<FeedTransition>
 export type TransitionHubOptions = FeedHubOptions
 
-/** The hub of the transition feed (see FeedHub). */
 export class TransitionHub extends FeedHub<FeedTransition> {
   constructor(feed: TransitionFeed, log: FastifyBaseLogger, options: TransitionHubOptions = {}) {
     const items: ItemFeed<FeedTransition> = {
@@ -49,32 +41,22 @@ export class TransitionHub extends FeedHub<FeedTransition> {
 }
 
 async function transitionHub(fastify: FastifyInstance, options: TransitionHubOptions) {
-  const hub = new TransitionHub(fastify.store.transitions, fastify.log, options)
-  const unwritable = (items: string, skipped: () => number) => (item: { event_no?: unknown }, error: unknown) =>
-    fastify.log.error({ err: error, event_no: item.event_no }, `live streams: skipped one of the ${items} that cannot be written (${skipped()} so far); the rest of its page is sent`)
-  const fanOut: StreamFanOut = new StreamFanOut(
-    hub,
-    (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take transitions'),
-    undefined,
-    unwritable('transitions', () => fanOut.unwritable)
-  )
-  fastify.decorate('transitionHub', fanOut)
-  const verdictHub = new FeedHub(fastify.store.verdictChanges, fastify.log, 'verdict changes', options)
-  const verdictFanOut: StreamFanOut<VerdictChange> = new StreamFanOut(
-    verdictHub,
-    (error) => fastify.log.error({ err: error }, 'live streams: a stream failed to take verdict changes'),
-    verdictPlace(fastify.config.TRACER_SITES.names),
-    unwritable('verdict changes', () => verdictFanOut.unwritable)
-  )
-  fastify.decorate('verdictHub', verdictFanOut)
+  const { log } = fastify
+  const fanOut = <T extends { event_no: number }>(hub: FeedHub<T>, items: string, placeOf?: (item: T) => ItemPlace) => {
+    const failed = (error: unknown) => log.error({ err: error }, `live streams: a stream failed to take ${items}`)
+    const streams: StreamFanOut<T> = new StreamFanOut(hub, failed, placeOf, (item, error) =>
+      log.error({ err: error, event_no: item.event_no }, `live streams: skipped one of the ${items} that cannot be written (${streams.unwritable} so far); the rest of its page is sent`)
+    )
+    return streams
+  }
+  const hub = new TransitionHub(fastify.store.transitions, log, options)
+  const verdictHub = new FeedHub(fastify.store.verdictChanges, log, 'verdict changes', options)
+  fastify.decorate('transitionHub', fanOut(hub, 'transitions'))
+  fastify.decorate('verdictHub', fanOut(verdictHub, 'verdict changes', verdictPlace(fastify.config.TRACER_SITES.names)))
   fastify.addHook('onClose', async () => {
     hub.close()
     verdictHub.close()
   })
 }
 
-export default fp(transitionHub, {
-  name: 'transition-hub',
-  fastify: '5.x',
-  decorators: { fastify: ['store', 'config'] }
-})
+export default fp(transitionHub, { name: 'transition-hub', fastify: '5.x', decorators: { fastify: ['store', 'config'] } })

@@ -1,57 +1,35 @@
 import { Readable } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 
-/**
- * The largest chunk handed to the socket, in characters of text (a Buffer's in bytes), and the most
- * this stream queues ahead of it: with the socket's own buffer, a client that stops reading pins a
- * few chunks of text, not pages. Sources that make text make it in fragments of about this size.
- */
-export const CHUNK_CHARS = 16 * 1024
+/** The largest chunk handed to the socket and the most queued ahead of it: a client that stops reading pins a few chunks, not pages. */
+const CHUNK_CHARS = 16 * 1024
 
-export interface PulledBodyOptions {
-  /** How long the client may take nothing while the body waits for it. */
+interface PulledBodyOptions {
   stallMs: number
   /** Called once the client has taken nothing for stallMs; it should end the response. */
   onStall: () => void
-  /**
-   * Each fragment is sent as soon as the source gives it, and whole (an event stream, whose next
-   * fragment may be minutes away, and whose fragments are buffers shared by many streams), instead
-   * of being gathered with the next ones and cut into chunks.
-   */
+  /** Each fragment is sent whole as soon as it is given (an event stream's shared buffers), not gathered into chunks. */
   prompt?: boolean
 }
 
-/** What a source gives: text, or bytes (shared between bodies, never changed). */
+/** Text, or bytes shared between bodies and never changed. */
 export type BodyFragment = string | Buffer
 
-/**
- * A response body that asks its source for more text only when the socket has taken what was sent
- * before: `_read` is the socket's demand, so nothing is produced for a client that does not read.
- * Fragments are joined into chunks of at most CHUNK_CHARS, one chunk per turn of the event loop, so
- * other responses and /health get their turn in between.
- *
- * Text goes to the socket as text (an object-mode stream, one chunk queued): the socket encodes it
- * into memory it frees as soon as the kernel has taken the bytes, which is at once for a client that
- * reads. Made into a Buffer here, each chunk would stay allocated until the garbage collector found
- * it, and a burst of responses would raise the process's memory by what it sent in the meantime.
- */
+// A body pulled by the socket (`_read`), a chunk a turn of the event loop. Text goes out as text (object mode): the socket frees its
+// encoding once the kernel has it, where a Buffer made here would wait for the collector and raise memory by what a burst sent.
 export class PulledBody extends Readable {
   readonly #source: AsyncIterator<BodyFragment>
   #pending: BodyFragment
   #exhausted: boolean
   #pulling = false
-  /** The end of the body is queued: nothing may be pushed after it. */
   #eof = false
   #stallTimer: NodeJS.Timeout
   readonly #onStall: () => void
   readonly #prompt: boolean
-  /** When the client last took bytes (or the body last waited for its source rather than the client). */
   #progressedAt = performance.now()
 
-  /** `first` is the source's first result, read before the status was sent. */
   constructor(source: AsyncIterator<BodyFragment>, first: IteratorResult<BodyFragment>, { stallMs, onStall, prompt }: PulledBodyOptions) {
-    // Not destroyed at its end: the last chunks may still wait in the socket, and the stall clock
-    // must keep running for them until the response closes (whoever sends it destroys the body then).
+    // Not destroyed at its end: the stall clock runs for chunks still in the socket until the response closes and destroys it.
     super({ objectMode: true, highWaterMark: 1, autoDestroy: false })
     this.#source = source
     this.#exhausted = first.done === true
@@ -61,7 +39,6 @@ export class PulledBody extends Readable {
     this.#stallTimer = setTimeout(() => this.#checkStall(), stallMs).unref()
   }
 
-  /** The client took bytes (the socket drained): its stall clock starts again. */
   progressed() {
     if (this.destroyed) return
     this.#stallTimer.refresh()
@@ -73,16 +50,12 @@ export class PulledBody extends Readable {
     return this.#pulling ? 0 : now - this.#progressedAt
   }
 
-  /** From now on, a client that takes nothing for `stallMs` is dropped (shorter while the server closes). */
   stallAfter(stallMs: number) {
     clearTimeout(this.#stallTimer)
     this.#stallTimer = setTimeout(() => this.#checkStall(), stallMs).unref()
   }
 
-  /**
-   * Ends the body after what is already queued, without waiting for the source: an event stream
-   * that is waiting for its next event ends now.
-   */
+  /** Ends the body after what is queued, without waiting for the source (an event stream waiting for its next event). */
   endEarly() {
     this.#exhausted = true
     this.#pending = ''
@@ -162,11 +135,9 @@ export class PulledBody extends Readable {
     try {
       void this.#source.return?.()?.catch(() => {})
     } catch {
-      // a source that cannot be closed early has nothing to release
+      // A source that cannot be closed early has nothing to release.
     }
   }
 }
 
-/** The first CHUNK_CHARS of a fragment: characters of a string, bytes of a Buffer. */
-const head = (fragment: BodyFragment): BodyFragment =>
-  typeof fragment === 'string' ? fragment.slice(0, CHUNK_CHARS) : fragment.subarray(0, CHUNK_CHARS)
+const head = (fragment: BodyFragment): BodyFragment => (typeof fragment === 'string' ? fragment.slice(0, CHUNK_CHARS) : fragment.subarray(0, CHUNK_CHARS))

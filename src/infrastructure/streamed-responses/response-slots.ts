@@ -1,22 +1,14 @@
-/** Who holds a slot: the user of the request's token, and the client address (request.ip). */
 export interface SlotHolder {
   user: string
   address: string
 }
 
-/** Why no slot was given: every one is taken, or the holder's user or address has its share already. */
 export type SlotRefusal = 'full' | 'user' | 'address'
 
 export type SlotTaken = { release: () => void } | { refused: SlotRefusal }
 
-/**
- * A bound on the responses of one kind that may be in flight in this process at once, and on the
- * share of them one user, and one client address, may hold: a client that opens many and never
- * reads keeps at most its share from everyone else. An address's share is twice a user's (within
- * the bound), so that one user cannot use up the address it shares with others (a control room
- * behind one NAT or proxy), while many users behind one address still cannot take the instance.
- * A slot is taken before the status is sent and given back exactly once, however the response ends.
- */
+// Bounds the responses of one kind in flight, and each user's and address's share. An address's is twice a user's: one user cannot use up
+// an address shared with others (a control room behind one NAT), while many users behind one still cannot take the instance.
 export class ResponseSlots {
   #taken = 0
   readonly #byUser = new Map<string, number>()
@@ -26,9 +18,7 @@ export class ResponseSlots {
     /** What the slots are for, in the plural, as a refusal names them: `responses`, `live streams`. */
     readonly name: string,
     readonly limit: number,
-    /** The most one user may hold at once. */
     readonly share: number,
-    /** The most one address may hold at once, whatever its users. */
     readonly addressShare: number = Math.min(limit, 2 * share)
   ) {}
 
@@ -36,22 +26,13 @@ export class ResponseSlots {
     return this.#taken
   }
 
-  /** The slots `holder`'s user holds now. */
-  heldBy(holder: SlotHolder): { user: number; address: number } {
-    return { user: this.#byUser.get(holder.user) ?? 0, address: this.#byAddress.get(holder.address) ?? 0 }
-  }
-
   /** Whether the holder's user or address holds its share; `false` while it may take another. */
   atShare(holder: SlotHolder): Exclude<SlotRefusal, 'full'> | false {
-    const held = this.heldBy(holder)
-    if (held.user >= this.share) return 'user'
-    return held.address >= this.addressShare ? 'address' : false
+    if ((this.#byUser.get(holder.user) ?? 0) >= this.share) return 'user'
+    return (this.#byAddress.get(holder.address) ?? 0) >= this.addressShare ? 'address' : false
   }
 
-  /**
-   * A slot for `holder`, with the function that gives it back (calling it again does nothing), or
-   * why none: a full instance first, as that is what every client meets alike.
-   */
+  /** A slot and what gives it back (once), or why none: a full instance first, as every client meets it alike. */
   take(holder: SlotHolder): SlotTaken {
     if (this.#taken >= this.limit) return { refused: 'full' }
     const atShare = this.atShare(holder)
@@ -72,7 +53,7 @@ export class ResponseSlots {
   }
 }
 
-/** Adds `by` to the count of `key`, forgetting keys that reach 0 (the maps hold only holders). */
+/** Forgets keys that reach 0: the maps hold only holders. */
 function count(counts: Map<string, number>, key: string, by: number) {
   const next = (counts.get(key) ?? 0) + by
   if (next === 0) counts.delete(key)
