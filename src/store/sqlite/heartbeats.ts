@@ -10,14 +10,14 @@ import type { Sites } from '../../vocabulary.js'
 /** Heartbeats, one row per heartbeat_id, the record as JSON. */
 export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   private readonly statements
-  private readonly addAll: (heartbeats: readonly HeartbeatInput[], now: number) => number
+  readonly add: (heartbeats: readonly HeartbeatInput[], now: number) => number
 
   constructor(
     private readonly db: Database.Database,
     sites: Sites,
     records: RecordWrites
   ) {
-    this.addAll = records.transaction((heartbeats: readonly HeartbeatInput[], now: number) => {
+    this.add = records.transaction((heartbeats: readonly HeartbeatInput[], now: number) => {
       let added = 0
       for (const heartbeat of heartbeats) added += this.statements.add([heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now], heartbeat).changes
       return added
@@ -37,10 +37,6 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
       // The last entry of the event's range of heartbeats_by_event_update: one seek.
       latestUpdate: db.prepare<[number], number>('SELECT update_timestamp FROM heartbeats WHERE event_no = ? ORDER BY update_timestamp DESC LIMIT 1').pluck()
     }
-  }
-
-  add(heartbeats: readonly HeartbeatInput[], now: number): number {
-    return this.addAll(heartbeats, now)
   }
 
   /** One snapshot: the part, the count and the latest time agree even while heartbeats arrive. */
