@@ -15,9 +15,8 @@ export class BackupCheckError extends Error {
 }
 
 /**
- * The store's file as it was at one moment, held open for copying: a read transaction on a
- * read-only connection, which in WAL mode holds up no writer. Without it, SQLite's backup restarts
- * whenever another connection commits between two steps, and a busy store would never be copied.
+ * The store's file at one moment: a read transaction on a read-only connection, which holds up no
+ * writer. Without it SQLite's backup restarts at every commit between two steps, and never ends.
  */
 export class StoreSnapshot {
   readonly pages: number

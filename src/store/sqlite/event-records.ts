@@ -17,11 +17,7 @@ export function completionOf(key: string): string | null {
   return null
 }
 
-/**
- * How many completions an event the scan of a batch may read (one per stage and site, and one more
- * each time a stage completes again); the events it could not read whole are sought a key at a
- * time, 17 statements' worth an event where one scan reads a batch (docs/performance.md).
- */
+/** Completions an event the scan of a batch may read; the events it did not read whole are sought a key at a time (docs/performance.md). */
 const FIRST_COMPLETIONS_SCANNED = 40
 
 const IN_LIST = 'IN (SELECT value FROM json_each(?))'
@@ -29,11 +25,7 @@ const IN_LIST = 'IN (SELECT value FROM json_each(?))'
 const LISTED = 'SELECT event_no FROM events WHERE baseband_requested = 1 AND event_no > @after'
 const KEPT = 'SELECT event_no FROM audits WHERE event_no > @after'
 
-/**
- * What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts
- * checks their plans). Parameters are JSON lists; the heartbeats and first completions are seeks on
- * the partial indexes on finished_site, erring_site and completion (migrations.ts).
- */
+/** What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts checks their plans). */
 export const BOUNDED_READS = {
   events: `SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`,
   traces: `SELECT event_no, doc FROM traces WHERE event_no ${IN_LIST}`,

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 
-/** Writes one transaction may carry: bounds how long a burst holds the event loop and the file's lock. */
+/** Bounds how long a burst holds the event loop and the file's lock. */
 const MAX_BATCH = 256
 
 interface Pending<A extends unknown[], R> {

@@ -47,14 +47,11 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   /** `page` without a transaction of its own, for the views, which call it inside theirs. */
   readPage(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {
     // heartbeat_id is at least 0, so -1 is before every one.
+    const rows = this.statements.page.all(eventNo, afterId ?? -1, limit)
     return {
-      heartbeats: this.statements.page.all(eventNo, afterId ?? -1, limit).map(toRecord),
+      heartbeats: rows.map((row): HeartbeatRecord => ({ heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp })),
       total: this.statements.count.get(eventNo) ?? 0,
       latestUpdate: this.statements.latestUpdate.get(eventNo) ?? 0
     }
   }
-}
-
-function toRecord(row: { doc: string; update_timestamp: number }): HeartbeatRecord {
-  return { heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp }
 }

@@ -13,12 +13,11 @@ import { OutputTextsRewrite, type OutputTextsState, type TextsMadeUpTo, type Tex
  */
 export type RebuildWhen = 'before-open' | 'while-serving' | 'left'
 
-/** Between two tries of a batch that found another process's write lock. */
+/** Between two tries of a batch that found another process's write lock, or failed otherwise (the file unusable for now). */
 const LOCKED_RETRY_MS = 50
-/** Between two tries of a batch that failed otherwise (the file unusable for now). */
 const FAILED_RETRY_MS = 1000
 
-/** The batches' sizes and pace as SqliteOptions gives them (rebuildBatch, textsBatch, rebuildPace); busyTimeoutMs bounds a batch done before open. */
+/** As SqliteOptions gives them (rebuildBatch, textsBatch, rebuildPace). */
 interface RebuildOptions {
   batch: number | undefined
   textsBatch: number | undefined
@@ -66,11 +65,10 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   }
 
   /**
-   * At a start that may refresh the kept state, on `connection`: the output texts' first batch
-   * (every batch `before-open`), then, once they are made, the kept audit's likewise, each said
-   * when it is due. Tells whether batches remain. While the texts are being made, a kept audit that
-   * is due is recorded as under way (its reads wait, and writes make the events they touch from
-   * their records), and its batches come after theirs.
+   * At a start that may refresh the kept state: the texts' first batch (every batch `before-open`),
+   * then, once they are made, the kept audit's likewise. Whether batches remain. While the texts are
+   * made, a kept audit that is due is recorded as under way (its reads wait, writes make the facts
+   * of what they touch from the records).
    */
   begin(connection: SqliteConnection, when: RebuildWhen): boolean {
     const { rebuild, record } = this.of(connection)
@@ -115,7 +113,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     return false
   }
 
-  /** Reads use every stored text from now on; the end is said when the texts had been made before, or their making was said. */
+  /** The end is said when the texts had been made before, or their making was said. */
   private textsMade(step: TextsStep & { made: true }): true {
     this.texts = null
     if (step.again || this.textsSaid) this.options.notify(`The output texts were made again (${WHY_TEXTS}).`)
@@ -123,7 +121,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     return true
   }
 
-  /** Says that the kept audit is being made again under `plan`, and from where when a start before this one (or another process) went part of the way (`left`). */
+  /** Says that the kept audit is being made again, and from where when a start before this one went part of the way (`left`). */
   private begun(plan: Plan, left: Plan | undefined): void {
     this.progress = { done: plan.done, total: plan.total }
     const at = left === undefined || left.done === 0 ? '' : `, going on from ${count(left.done)} of ${count(left.total)} events done before this start`
@@ -133,11 +131,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     )
   }
 
-  /**
-   * For a process that only reads, and makes nothing: a rebuild left under way (a start killed, or
-   * one serving now) leaves rows made under other settings, so its reads of the audit wait as a
-   * server's do; texts not made yet for its sites are made from the records by its reads.
-   */
+  /** For a process that only reads: a rebuild left under way leaves rows made under other settings, so its reads wait as a server's do. */
   observe(connection: SqliteConnection, audit: boolean): void {
     const { rewrite, record } = this.of(connection)
     this.texts = rewrite.underWay()
@@ -170,10 +164,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     this.yieldThen(next)
   }
 
-  /**
-   * One batch of what is left, on `connection`: of the output texts while they are being made, then
-   * of the kept audit (a store whose audit is not due finds it made at its first). Whether any is left.
-   */
+  /** One batch of what is left, the texts' then the kept audit's: whether any is left. */
   private batchOn(connection: SqliteConnection): boolean {
     const { rewrite, rebuild, record } = this.of(connection)
     if (this.texts !== null) {

@@ -16,11 +16,9 @@ type Touched = (LookedRow & { before: Before }) | 'absent' | 'unreadable' | 'not
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
 
 /**
- * The kept audit kept inside SQLite's write transactions, the one optimisation of the keeper's
- * `keep`: a write applies what it did to the kept facts (kept-facts.ts, `apply…`), so an
- * update-trace reads one row, not five tables, and commits with its audit. The same `keptWriteOf`
- * (keeping.ts) decides what is written, and the verifier holds these rows to the keeper's. An event
- * without a row is in the audit only if the write brought it in: its facts come from its records.
+ * The kept audit kept inside SQLite's write transactions, the keeper's `keep` optimised: a write
+ * applies what it did to the kept facts (kept-facts.ts, `apply…`), so an update-trace reads one row,
+ * not five tables. `keptWriteOf` (keeping.ts) decides what is written, as for the keeper.
  */
 export class SqliteKeptInWrites {
   private readonly factsRebuiltUpTo: () => number | undefined

@@ -14,10 +14,7 @@ import type { EventRecordsReader } from './event-records.js'
 import type { SqliteKeptTexts } from './kept-texts.js'
 import type { SqliteRecordCounts } from './record-counts.js'
 
-/**
- * Verdict changes kept for the live streams, which read them within a second: older ones are
- * forgotten, so the table stays a few tens of MB (changes are messages; the audit is the record).
- */
+/** Verdict changes kept for the live streams, which read them within a second: the table stays a few tens of MB. */
 export const KEPT_CHANGES = 100_000
 
 /** The settings row of a rebuild under way (rebuild.ts, Plan), written in the transaction of each batch. */
@@ -117,8 +114,7 @@ export class SqliteKeptRows implements RebuildStorage {
          ORDER BY event_time, event_no LIMIT @limit`
       ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck(),
-      // Rows kept since looks carry their clock (all but those of an older release): a count of the
-      // small looked_at index, where count(*) reads every report and fixed audit, freezing the event loop on a large store.
+      // A count of the small looked_at index (rows an older release kept have none): count(*) would read every report.
       size: db.prepare<[], number>('SELECT count(*) FROM audits WHERE looked_at IS NOT NULL').pluck(),
       ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck(),
       setting: db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck(),

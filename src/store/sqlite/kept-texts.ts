@@ -9,12 +9,10 @@ type StoredEvent = EventRow & { output: string | null; callback_head: string | n
 type StoredTrace = { event_no: number; doc: string; output: string | null }
 
 /**
- * The columns SQLite keeps in the record tables beside what they are made from (keptColumnsOf, and
- * a trace's output text), held to their records and repaired: a hand edit, another program's UPDATE
- * or a bug would otherwise be served for good. The verifier's pass reaches every event this way.
- * A NULL text (a row an older release wrote) is not wrong: the reads make it from the record.
- * Nothing is checked while the texts are made for other sites: they would all differ, and none is
- * a fault (the start makes them again, and until then the reads make them from the records).
+ * The columns kept beside the records (keptColumnsOf, a trace's output text), held to them and
+ * repaired by the verifier's pass: a hand edit or another program's UPDATE would be served for good.
+ * A NULL text (an older release's row) is not wrong. Nothing is checked while the texts are made
+ * for other sites: they would all differ, and none is a fault.
  */
 export class SqliteKeptTexts {
   private readonly statements
@@ -53,11 +51,7 @@ export class SqliteKeptTexts {
     return this.recheck(() => ({ events: this.statements.eventsOf.all(list), traces: this.statements.tracesOf.all(list) }), repair)
   }
 
-  /**
-   * Finds what differs in one read transaction (no write lock held), then repairs it under the write
-   * lock, each row read and held to its record again: a write that landed in between made its texts
-   * with its record, so it is neither undone nor counted.
-   */
+  /** Finds what differs with no write lock held, then repairs each row read again under it: a write that landed in between is not undone. */
   private recheck(read: () => { events: StoredEvent[]; traces: StoredTrace[] }, repair: boolean): KeptColumnRepair[] {
     if (this.statements.made.get() !== this.signature) return []
     const found = this.db
@@ -112,7 +106,7 @@ export class SqliteKeptTexts {
     return made === null || made === row.output ? [] : [{ event_no: row.event_no, column: 'traces.output' }]
   }
 
-  /** Null where the record itself cannot be read: the audit's check reports it, and nothing is made of it. */
+  /** Null where the record cannot be read: the audit's check reports it. */
   private expectedEvent(row: StoredEvent) {
     return readable(() => keptColumnsOf(toEvent(row), this.sites))
   }

@@ -17,11 +17,7 @@ function keep<T extends object>(handle: T): T {
   return handle
 }
 
-/**
- * `db`, kept alive with every statement prepared on it. `pragma`, which better-sqlite3 runs through
- * a statement it makes and drops, runs through a kept one; the transaction controller's statements
- * live as long as the connection.
- */
+/** `db`, kept alive with every statement prepared on it: `pragma`, which better-sqlite3 runs through a statement it drops, runs through a kept one. */
 export function keptAlive(db: Database.Database): Database.Database {
   if (kept.includes(db)) return db
   keep(db)

@@ -18,11 +18,7 @@ interface TextsPlan {
   after: number
 }
 
-/**
- * How far a rewrite under way went: the rows of each table up to these event numbers hold texts
- * (and a baseband flag) made for the configured sites; the rows after hold texts no read may send
- * (-1: none made yet).
- */
+/** How far a rewrite went: each table's rows up to these event numbers hold texts (and flags) made for these sites (-1: none). */
 export interface TextsMadeUpTo {
   events: number
   traces: number
@@ -36,11 +32,7 @@ export interface OutputTextsState {
 /** What one batch came to: more to do (and how far it is), or the texts made (`again`: they had been made before, for other sites or by another release). */
 export type TextsStep = { made: false; upTo: TextsMadeUpTo } | { made: true; again: boolean }
 
-/**
- * The SQL function over an event's stored `actions` that makes its baseband flag (1 or 0) as a write
- * does, for reads of rows a rewrite has not reached. NULL for actions that are not JSON, whose flag
- * no rewrite changes either: the stored one stands.
- */
+/** The SQL function making an event's baseband flag from its `actions` as a write does; NULL for actions that are not JSON (the stored flag stands). */
 const ASKS_BASEBAND = 'tracer_asks_baseband'
 
 /** Registers ASKS_BASEBAND on `db` for `sites`. Deterministic: SQLite may use it in any clause. */
@@ -76,13 +68,10 @@ const madeUpTo = (plan: TextsPlan | undefined): TextsMadeUpTo =>
   plan === undefined ? { events: -1, traces: -1 } : plan.table === 'events' ? { events: plan.after, traces: -1 } : { events: Number.MAX_SAFE_INTEGER, traces: plan.after }
 
 /**
- * Makes every stored output text again (and each event's baseband flag, which also depends on the
- * sites) when they were made for other sites, or by a release that makes them otherwise or made
- * none (outputSignature). Nothing to do is one read. It goes by event number, the events then the
- * traces, `batch` rows an IMMEDIATE transaction that also records how far it went: the next start
- * under the same signature goes on after a start killed half way, and of two processes at once,
- * each batch takes the stretch after the last one committed. The signature is stored with the
- * last batch; until then, reads ask `underWay` how far it went.
+ * Makes every stored output text and baseband flag again when they were made for other sites or by
+ * another release (outputSignature). It goes by event number, the events then the traces, `batch`
+ * rows an IMMEDIATE transaction that records how far it went, so a start killed half way is gone on
+ * from, and of two processes each batch takes the stretch after the last one committed.
  */
 export class OutputTextsRewrite {
   private readonly signature: string

@@ -6,10 +6,8 @@ import type { SqliteKeptInWrites } from './kept-in-writes.js'
 export type FactChange = readonly [eventNo: number, change: (facts: KeptFacts) => void] | null
 
 /**
- * The one way the adapter writes a record table: each statement is prepared with the change its run
- * makes to its event's kept facts, and runs only inside `transaction`, which keeps the audit of all
- * it wrote before it ends. So no record lands without its audit, and no writer has to remember it
- * (test/store/record-writes.ts holds every statement of the adapter to this).
+ * The one way the adapter writes a record table (test/store/record-writes.ts holds it to this): each
+ * statement runs only inside `transaction`, which keeps the audit of all it wrote before it ends.
  */
 export class RecordWrites {
   private readonly pending: Exclude<FactChange, null>[] = []

@@ -19,14 +19,11 @@ const DEFAULT_DEADLINES = parseStageDeadlines(DEFAULT_STAGE_DEADLINES)
 /** A connection a reopen may cure is replaced at most this often: a file that stays unusable costs one open a second. */
 export const REOPEN_INTERVAL_MS = 1000
 
-/**
- * What a statement waits for another process's lock: nothing. SQLite would wait on the event loop,
- * freezing every request; operations wait between tries instead (lock-waits.ts), and a start in throughBusy.
- */
+/** A statement waits for no lock: SQLite would wait on the event loop; operations wait between tries instead (lock-waits.ts, throughBusy). */
 const NO_LOCK_WAIT_MS = 0
 
 export interface SqliteOptions {
-  /** How long a statement waits for another process's lock before the store counts as unavailable. */
+  /** How long an operation waits for another process's lock before the store counts as unavailable. */
   busyTimeoutMs?: number
   /** Makes the Database of each connection: a test passes one that fails as a file or a disk would. */
   createDatabase?: (path: string) => Database.Database
@@ -40,7 +37,7 @@ export interface SqliteOptions {
   access?: Access
   /** A serving instance: holds a lease with its configuration while the store is open (not for `:memory:`). */
   instance?: Instance
-  /** Told when the start changed the store's configuration or makes its kept state (output texts, kept audit) again. */
+  /** Told when the start changed the store's configuration or makes its kept state again. */
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
@@ -129,7 +126,6 @@ class SqliteAdapter implements StoreAdapter {
     return this.connection.collections
   }
 
-  /** The connection to use now (a reopen may have replaced it). */
   current(): SqliteConnection {
     this.collections()
     return this.connection
@@ -159,11 +155,7 @@ class SqliteAdapter implements StoreAdapter {
     this.connection.close()
   }
 
-  /**
-   * Replaces the connection, unless the last attempt was too recent: the new one opens before the old
-   * one closes, and nothing committed is lost. While the file cannot be opened, the old connection
-   * serves what it still can (a read-only one still reads).
-   */
+  /** The new connection opens before the old one closes; while the file cannot be opened, the old one serves what it can. */
   private reopen(): void {
     const now = this.now()
     if (this.connect === undefined || now - this.lastReopen < REOPEN_INTERVAL_MS) return

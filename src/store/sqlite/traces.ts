@@ -61,12 +61,10 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
-      // A key of no configured site is kept in the document but is not output; the output holds the
-      // status as read (`shown`: a stored `not_required` reads `complete`), the document as written.
-      // A trace is made with its first status, or has it set: two statements, not an upsert, since
-      // an upsert makes the new row's documents from the templates before it finds the trace there,
-      // four JSON edits of a kilobyte thrown away by nearly every write (docs/performance.md,
-      // "Beside 53fdc3f").
+      // A key of no configured site is not output; the output holds the status as read (`shown`: a
+      // stored `not_required` reads `complete`). Two statements, not an upsert, which would make the
+      // new row's documents before finding the trace there: four JSON edits of a kilobyte thrown away
+      // by nearly every write (docs/performance.md, "Beside 53fdc3f").
       createWithStatus: records.statement<
         { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
@@ -100,11 +98,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
       ),
-      // A part of the history is read from transitions_by_event (event_no, at, seq), entered at the
-      // position: its cost is the part's, however deep the position lies. After a position, the
-      // transitions of the same `at` come first, then those of later ones: two seeks. (A row value,
-      // `(at, seq) > (@at, @seq)`, is entered at `at` alone, and passes over every transition of
-      // that `at` before the position one by one: an import may write a million of them.)
+      // A part of the history costs the part, however deep the position: two seeks of
+      // transitions_by_event, the same `at` then later ones. A row value, `(at, seq) > (@at, @seq)`,
+      // would pass over every transition of that `at` before the position (an import writes millions).
       historyFirst: db.prepare<{ eventNo: number; limit: number }, PositionedRow>(
         `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo ORDER BY at, seq LIMIT @limit`
       ),
@@ -114,7 +110,6 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       historyLaterAt: db.prepare<{ eventNo: number; at: number; limit: number }, PositionedRow>(
         `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo AND at > @at ORDER BY at, seq LIMIT @limit`
       ),
-      // Kept by triggers (migrations.ts), so that no read counts the rows.
       replace: records.statement<[number, string, string], TraceRecord>(
         `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
          ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`,

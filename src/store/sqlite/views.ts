@@ -40,8 +40,7 @@ export class SqliteViews implements Adapter<StoreViews> {
     private readonly sites: Sites,
     private readonly texts: OutputTextsState
   ) {
-    // A range scan of a covering partial index, exactly the rows returned, joined to each trace's
-    // output text: both halves of every element are stored text, so nothing is parsed.
+    // A range scan of a covering partial index joined to each trace's output text: nothing is parsed.
     this.callbacks = db.prepare<Parameters, CallbackRow>(
       `SELECT e.event_no, e.timestamp_ms, e.callback_head, t.output, CASE WHEN t.output IS NULL THEN t.doc END AS doc
        FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
@@ -49,10 +48,8 @@ export class SqliteViews implements Adapter<StoreViews> {
          AND e.timestamp_ms < @end
        ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
     )
-    // While the texts are made again (output-texts.ts): the events of the window by time, each
-    // flag, head and trace text taken as stored only where the rewrite has passed its row, made
-    // from the record elsewhere. Slower (every event of the window is looked at, not only those
-    // flagged), for as long as the rewrite lasts; the statement above keeps its covering index.
+    // While the texts are made again: each flag, head and trace text as stored only where the rewrite
+    // passed its row. Slower (every event of the window is looked at), so the one above stays apart.
     this.callbacksRewriting = db.prepare<Parameters & { eventsMade: number; tracesMade: number }, CallbackRowRewriting>(
       `SELECT e.event_no, e.timestamp_ms, e.snr, e.known_source_name,
               CASE WHEN e.event_no <= @eventsMade THEN e.callback_head END AS callback_head,
@@ -63,10 +60,8 @@ export class SqliteViews implements Adapter<StoreViews> {
          AND e.timestamp_ms < @end
        ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
     )
-    // The window's parts: the page of events, then what their facts are made from, with the bounded
-    // read of the kept audit (event-records.ts), all in one read transaction (one snapshot).
     this.window = db.transaction(windowEvents(db, new EventRecordsReader(db, sites), texts))
-    // Four index lookups in one read transaction, so the parts come from one snapshot.
+    // One read transaction: the parts come from one snapshot.
     this.eventParts = db.transaction((eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}) => {
       // SQLite reads LIMIT -1 as no limit.
       const heartbeats = tables.heartbeats.readPage(eventNo, null, heartbeatLimit ?? -1)
@@ -107,15 +102,12 @@ export class SqliteViews implements Adapter<StoreViews> {
 const compare = (a: Position, b: Position) => a.time - b.time || a.event_no - b.event_no
 
 /**
- * The window's events in the audit with what their facts are made from, a page after a position,
- * in (event time, event_no) order; inside the caller's read transaction. The events come from two
- * index ranges: those the kept flag lists (events_baseband_heads) and those with a kept audit
- * (audits_by_time). Both name the same events unless one was edited by hand: a flag cleared by
- * hand still leaves the event's kept row, and the records (its actions) say whether it is in the
- * audit, not the flag. Past the last row of a range that filled its page, that range may hold rows
- * not read yet, so the page stops there; an event left out is made up for by the next read.
- * While the output texts are made again, the flag of a row the rewrite has not reached is made
- * from its actions (output-texts.ts): it may still say what other sites asked for.
+ * A page of the window's events in the audit with what their facts are made from, in (event time,
+ * event_no) order, inside the caller's read transaction. They come from two index ranges, the
+ * flagged events and the kept audits, which differ only after a hand edit: the records (the
+ * actions) say whether an event is in the audit. Past the last row of a range that filled its page
+ * that range may hold more, so the page stops there. While the texts are made again, a flag the
+ * rewrite has not reached is made from the actions (output-texts.ts).
  */
 function windowEvents(db: Database.Database, records: EventRecordsReader, texts: OutputTextsState) {
   const flaggedSql = (flag: string) =>
