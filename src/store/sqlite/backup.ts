@@ -80,10 +80,7 @@ export function isBeingWritten(path: string): boolean {
   }
 }
 
-/**
- * Checks the copy at `path` against its snapshot (SQLite's integrity check, and the records counted),
- * and leaves it one file: back to a rollback journal, no -wal file beside it holds a part of it.
- */
+/** Checks the copy against its snapshot, and leaves it one file (a rollback journal: no -wal beside it). */
 export function checkCopy(path: string, snapshot: StoreSnapshot): RecordCounts {
   const db = openKeptDatabase(path, { fileMustExist: true })
   try {

@@ -15,11 +15,7 @@ import { migrations } from './migrations.js'
  */
 export type Access = 'read-write' | 'read-only'
 
-/**
- * Opens and migrates the SQLite file. WAL lets readers run beside the one writer, and several
- * processes share the file; `synchronous = NORMAL` keeps every commit through a crash of the
- * process (only an OS crash may lose the last ones).
- */
+/** Opens and migrates the file: WAL lets readers run beside the writer; `synchronous = NORMAL` loses no commit to a crash of the process. */
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
@@ -85,10 +81,7 @@ function migrate(db: Database.Database, awaitDemo: boolean): void {
 
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/
 
-/**
- * Errors of the connection rather than of the file: SQLite keeps read-only a file it opened so, and
- * a connection whose file failed under it stays broken; a new one cures them. BUSY and FULL pass by themselves.
- */
+/** Errors of the connection, not the file (opened read-only, broken under an I/O error): a new one cures them. */
 const CURED_BY_REOPEN = /^SQLITE_(READONLY|CANTOPEN|IOERR)/
 
 const codeOf = (error: unknown) => {

@@ -65,11 +65,9 @@ export interface StoredEventRecords extends EventRecords {
 }
 
 /**
- * The records events' facts are made from (kept-facts.ts), in a bounded number of index searches:
- * the event, trace and datatrail members of the configured sites; of each site, the finished
- * heartbeat with the highest heartbeat_id and the highest erring one; of each audited key, its first
- * completion. factsOf reduces them to the same facts as all records, since it keeps of the heartbeats
- * and history exactly these maxima and minima. Never on the path of an ordinary write.
+ * The records events' facts are made from, in a bounded number of index searches: the event, trace
+ * and sites' datatrail members; each site's newest finished and erring heartbeat; each audited key's
+ * first completion. factsOf keeps exactly these maxima and minima, so they make the same facts as all.
  */
 export class EventRecordsReader {
   private readonly statements

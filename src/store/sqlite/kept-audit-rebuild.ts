@@ -30,11 +30,7 @@ const count = (n: number) => n.toLocaleString('en-US')
 const fromWhat = (what: 'facts' | 'looks') => (what === 'facts' ? 'from the records' : 'from the kept facts')
 const WHY_TEXTS = 'other sites, or a release that writes them otherwise'
 
-/**
- * The kept state of one store while a start makes it again, the output texts (output-texts.ts) then
- * the kept audit (src/kept-audit/rebuild.ts): what `Store.keptAudit` and the reads of the texts ask,
- * and the one loop that runs the batches of both in a serving instance.
- */
+/** The output texts then the kept audit while a start makes them again: what reads ask, and the one loop of their batches. */
 export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   readonly made: Promise<void>
   private resolveMade!: () => void

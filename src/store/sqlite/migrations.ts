@@ -9,8 +9,7 @@ export const migrations: readonly string[] = [
      refresh_token_expires_at INTEGER
    ) STRICT`,
 
-  // Event tracer. Times: timestamp_ms is the event time (ms); update_timestamp columns are write
-  // times in seconds. A trace is one JSON document with the pipeline's flat slash keys.
+  // timestamp_ms is the event time (ms); update_timestamp columns are write times in seconds.
   `CREATE TABLE events (
      event_no            INTEGER PRIMARY KEY,
      timestamp_ms        INTEGER NOT NULL,
@@ -55,8 +54,7 @@ export const migrations: readonly string[] = [
   // Never keeps a row: /ready writes a page here to learn whether a write could be committed now.
   `CREATE TABLE write_probe (page BLOB NOT NULL) STRICT;`,
 
-  // Every change update-trace makes, in its transaction. seq is the order of writing across every
-  // process (writers take SQLite's lock one at a time): the live stream reads by seq; AUTOINCREMENT never reuses one.
+  // Every change update-trace makes: seq is the order of writing across every process (one writer at a time); AUTOINCREMENT never reuses one.
   `CREATE TABLE transitions (
      seq      INTEGER PRIMARY KEY AUTOINCREMENT,
      event_no INTEGER NOT NULL,
@@ -108,8 +106,7 @@ export const migrations: readonly string[] = [
      message  TEXT NOT NULL
    ) STRICT;`,
 
-  // One configuration per store (store/configuration.ts), in settings 'configuration'; each serving
-  // instance keeps a lease here with its own, renewed every few seconds and removed when it stops.
+  // One configuration per store (settings 'configuration'); each serving instance keeps a lease here with its own.
   `CREATE TABLE instances (
      id            TEXT PRIMARY KEY,
      host          TEXT NOT NULL,
@@ -166,8 +163,7 @@ export const migrations: readonly string[] = [
      BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
    CREATE TRIGGER transitions_marked_delete AFTER DELETE ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
 
-  // The clock each kept look was made at: a look made under a clock that has since moved back is
-  // found by this index and made again. Older rows have none, and wait for their deadlines.
+  // The clock each kept look was made at: a look under a clock that has since moved back is found and made again.
   `ALTER TABLE audits ADD COLUMN looked_at INTEGER;
    CREATE INDEX audits_by_look_time ON audits (looked_at) WHERE looked_at IS NOT NULL;`,
 
@@ -193,8 +189,8 @@ export const migrations: readonly string[] = [
        ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = heartbeat_count + 1;
    END;`,
 
-  // An update marks its event once (the old one too only when the row moved): the service's own
-  // connection discards each mark, and update-trace made two of the same event.
+  // An update marks its event once (the old one too only when the row moved): each mark is an insert
+  // the service's own connection discards, and update-trace made two.
   `DROP TRIGGER events_marked_update;
    CREATE TRIGGER events_marked_update AFTER UPDATE OF event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested ON events
      BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;

@@ -64,9 +64,8 @@ export function openSqliteStore(
   const wanted = { sites: sites.names, deadlines }
   const rebuild = new KeptAuditRebuild({ busyTimeoutMs, notify, batch: rebuildBatch, textsBatch, pace: rebuildPace })
   let batchesLeft = false
-  // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
-  // Only the start begins a rebuild (the output texts, then the kept audit): a reopen's connection
-  // takes the batches of one under way. A start that makes nothing learns how far one went.
+  // A reopen never creates (a file removed under a service leaves it unavailable, not empty), nor
+  // begins a rebuild: it takes the batches of one under way. A start that makes nothing learns how far one went.
   const connect = (creating: WhenMissing = 'refuse', starting = false) => {
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
@@ -100,11 +99,7 @@ export function openSqliteStore(
   }
 }
 
-/**
- * better-sqlite3 is synchronous, so every operation runs whole before another request's code; across
- * processes, SQLite's locks serialise writes. When the connection itself fails (opened read-only,
- * broken by an I/O error), the file is reopened between two operations, so no transaction is cut.
- */
+/** Operations run whole (better-sqlite3 is synchronous); a connection that fails is replaced between two, so no transaction is cut. */
 class SqliteAdapter implements StoreAdapter {
   readonly kind = 'sqlite'
   private closed = false
