@@ -1,18 +1,13 @@
 import type Database from 'better-sqlite3'
 import { openKeptDatabase } from './native-lifetimes.js'
 
-/** The records of a store, counted: what a backup holds. */
-export interface RecordCounts {
-  events: number
-  traces: number
-  datatrail: number
-  heartbeats: number
-}
-
 const RECORD_TABLES = ['events', 'traces', 'datatrail', 'heartbeats'] as const
 
+/** The records of a store, counted: what a backup holds. */
+type RecordCounts = Record<(typeof RECORD_TABLES)[number], number>
+
 /** Pages copied in one step of a backup: 256 pages of 4 KiB, 1 MiB, a few milliseconds of writing. */
-export const PAGES_PER_STEP = 256
+const PAGES_PER_STEP = 256
 
 /** A file that is no tracer store, or a copy that is not the store it was made from (left for the caller to remove). */
 export class BackupCheckError extends Error {
@@ -20,17 +15,13 @@ export class BackupCheckError extends Error {
 }
 
 /**
- * The store's file as it was at one moment, held open for copying: a read transaction on a
- * read-only connection. In WAL mode a reader holds up no writer, and it sees the commits made
- * before it began and none made after. SQLite's backup restarts from the first page whenever
- * another connection commits between two steps, unless the source connection is inside a read
- * transaction: without one, a store written to every few milliseconds would never be copied.
+ * The store's file at one moment: a read transaction on a read-only connection, which holds up no
+ * writer. Without it SQLite's backup restarts at every commit between two steps, and never ends.
  */
 export class StoreSnapshot {
-  /** The pages of the file at this moment, page_size bytes each. */
   readonly pages: number
   readonly pageSize: number
-  /** The records of the store at this moment: the copy must hold as many. */
+  /** The records at this moment: the copy must hold as many. */
   readonly counts: RecordCounts
 
   private constructor(private readonly db: Database.Database) {
@@ -54,10 +45,7 @@ export class StoreSnapshot {
     }
   }
 
-  /**
-   * Writes the snapshot to a new SQLite file at `destination`, `pagesPerStep` pages at a time with a
-   * turn of the event loop between steps; `onStep` is told how many pages are copied so far.
-   */
+  /** Writes the snapshot to a new file, `pagesPerStep` pages a turn of the event loop; `onStep` is told how many are copied. */
   async copyTo(destination: string, { pagesPerStep = PAGES_PER_STEP, onStep = () => {} }: { pagesPerStep?: number; onStep?: (copied: number) => void } = {}): Promise<void> {
     await this.db.backup(destination, {
       progress: ({ totalPages, remainingPages }) => {
@@ -76,11 +64,7 @@ export class StoreSnapshot {
   }
 }
 
-/**
- * Whether another connection holds a write lock on the SQLite file at `path`: a backup in progress
- * keeps one on its destination from its first step to its last. A file that is no database, or is
- * free, is not being written.
- */
+/** Whether another connection holds a write lock on `path`, as a backup in progress does on its destination. */
 export function isBeingWritten(path: string): boolean {
   const db = openKeptDatabase(path, { fileMustExist: true })
   try {
@@ -96,11 +80,7 @@ export function isBeingWritten(path: string): boolean {
   }
 }
 
-/**
- * Checks the copy at `path` against the snapshot it was made from, and leaves it one file: its
- * journal goes back to a rollback journal, so no -wal file beside it holds a part of its pages.
- * SQLite's integrity check reads every page; the records are counted as the snapshot counted them.
- */
+/** Checks the copy against its snapshot, and leaves it one file (a rollback journal: no -wal beside it). */
 export function checkCopy(path: string, snapshot: StoreSnapshot): RecordCounts {
   const db = openKeptDatabase(path, { fileMustExist: true })
   try {
@@ -123,6 +103,5 @@ function countRecords(db: Database.Database): RecordCounts {
   const tables = new Set(db.prepare<[], string>(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all())
   const missing = RECORD_TABLES.filter((table) => !tables.has(table))
   if (missing.length > 0) throw new BackupCheckError(`the file is not a tracer store: it has no ${missing.join(', ')} table`)
-  const count = (table: (typeof RECORD_TABLES)[number]) => db.prepare<[], number>(`SELECT COUNT(*) FROM ${table}`).pluck().get()!
-  return { events: count('events'), traces: count('traces'), datatrail: count('datatrail'), heartbeats: count('heartbeats') }
+  return Object.fromEntries(RECORD_TABLES.map((table) => [table, db.prepare<[], number>(`SELECT COUNT(*) FROM ${table}`).pluck().get()!])) as RecordCounts
 }

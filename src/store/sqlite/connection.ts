@@ -5,53 +5,38 @@ import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import { Keeper, type KeeperConfig } from '../../kept-audit/keeper.js'
 import { SqliteKeptInWrites } from './kept-in-writes.js'
 import { SqliteKeptRows } from './kept-rows.js'
-import { SqliteAuditMarks } from './audit-marks.js'
 import { SqliteRecordCounts } from './record-counts.js'
 import { SqliteKeptTexts } from './kept-texts.js'
 import { RecordWrites } from './record-writes.js'
 import { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
-import { SqliteVerdictFeed } from './verdict-feed.js'
 import { SqliteEvents } from './events.js'
 import { SqliteFirstStart } from './first-start.js'
 import { SqliteHeartbeats } from './heartbeats.js'
 import { SqliteTraces } from './traces.js'
-import { SqliteTransitions } from './transitions.js'
+import { sqliteTransitions, sqliteVerdictFeed } from './feeds.js'
 import { SqliteUsers } from './users.js'
 import { SqliteViews } from './views.js'
-import { registerAsksBaseband, TEXTS_MADE, type OutputTextsState } from './output-texts.js'
+import { registerAsksBaseband, type OutputTextsState } from './output-texts.js'
 
-/** What the kept audit looks with: the stage deadlines, and the clock they are held against (ms). */
+/** What the kept audit looks with: the stage deadlines and their clock (ms); whether a rebuild is under way; how far the texts are made. */
 export interface KeptAuditSettings {
   deadlines: StageDeadlines
   now: () => number
-  /** Whether the store knows of a rebuild of the kept audit under way (src/kept-audit/rebuild.ts). */
-  rebuilding?: () => boolean
-  /** How far a rewrite of the output texts under way went, which the reads of the texts ask: none unless given. */
-  texts?: OutputTextsState
+  rebuilding: () => boolean
+  texts: OutputTextsState
 }
 
-/**
- * One connection to the file and everything prepared on it. Statements belong to their connection,
- * so a store that reopens its file makes a new SqliteConnection, never a new Database alone.
- */
+/** One connection and everything prepared on it: statements belong to their connection, so a reopen makes a new SqliteConnection. */
 export class SqliteConnection {
   readonly collections: AdapterCollections
-  /** The kept audit's rows, which a start may rebuild, and what they are made with. */
   readonly keptRows: SqliteKeptRows
   readonly keeperConfig: KeeperConfig
-  /**
-   * Writes one page under the write lock and rolls it back: throws what a write would meet now
-   * (another process's lock, a read-only connection, a database that may not grow) and touches
-   * nothing on disk, so a load balancer may call it as often as it likes.
-   */
+  /** Writes a page under the write lock and rolls it back: throws what a write would meet now, touching nothing on disk. */
   readonly tryWrite: () => void
   /** Takes the write lock and gives it back: throws SQLITE_BUSY while another connection holds it. */
   readonly probeLock: () => void
-  /**
-   * Commits one page and deletes it again. Only a commit meets a full disk (the WAL grows then),
-   * so this is how a store that met one learns that there is room again.
-   */
+  /** Commits a page and deletes it: only a commit meets a full disk, so this learns that there is room again. */
   readonly commitWrite: () => void
 
   constructor(
@@ -61,14 +46,13 @@ export class SqliteConnection {
   ) {
     // Reads of rows a rewrite of the texts has not reached make the baseband flag from the actions with it.
     registerAsksBaseband(db, sites)
-    const texts = audit.texts ?? TEXTS_MADE
     const reader = new EventRecordsReader(db, sites)
-    const rows = (this.keptRows = new SqliteKeptRows(db, reader, new SqliteAuditMarks(db), new SqliteRecordCounts(db), new SqliteKeptTexts(db, sites)))
+    const rows = (this.keptRows = new SqliteKeptRows(db, reader, new SqliteRecordCounts(db), new SqliteKeptTexts(db, sites)))
     const config = (this.keeperConfig = { sites, deadlines: audit.deadlines, clock: audit.now })
     // Every record table is written through these, so that each write keeps its event's audit.
     const records = new RecordWrites(db, new SqliteKeptInWrites(db, rows, reader, config, audit.rebuilding))
     const tables = {
-      events: new SqliteEvents(db, sites, records, texts),
+      events: new SqliteEvents(db, sites, records, audit.texts),
       traces: new SqliteTraces(db, sites, records),
       datatrail: new SqliteDatatrail(db, sites, records),
       heartbeats: new SqliteHeartbeats(db, sites, records)
@@ -76,10 +60,10 @@ export class SqliteConnection {
     this.collections = {
       users: new SqliteUsers(db),
       ...tables,
-      views: new SqliteViews(db, tables, sites, texts),
-      transitions: new SqliteTransitions(db),
+      views: new SqliteViews(db, tables, sites, audit.texts),
+      transitions: sqliteTransitions(db),
       audits: new Keeper(rows, config),
-      verdictChanges: new SqliteVerdictFeed(db),
+      verdictChanges: sqliteVerdictFeed(db),
       firstStart: new SqliteFirstStart(db, tables)
     }
 

@@ -9,19 +9,13 @@ import { keptAlive, openKeptDatabase } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
 
 /**
- * How a process opens the file: `read-write` (the default) migrates it; `read-only` (a command that
- * only reads) opens it so that SQLite itself refuses every write, and refuses a store whose schema
- * is older than this code's rather than upgrade it (an upgrade may hold the write lock for long
- * under the old release's instances, and it is a serving instance's to make).
+ * `read-write` migrates the file; `read-only` (a command that only reads) has SQLite refuse every
+ * write, and refuses an older schema rather than upgrade it (an upgrade may hold the write lock for
+ * long under the old release's instances: it is a serving instance's to make).
  */
 export type Access = 'read-write' | 'read-only'
 
-/**
- * Opens and migrates the SQLite file; what happens when there is none is `whenMissing`'s to say.
- * WAL lets readers run beside the one writer, and lets several processes share the file;
- * `synchronous = NORMAL` keeps every committed transaction through a crash of the process
- * (kill -9), only an OS crash may lose the last ones.
- */
+/** Opens and migrates the file: WAL lets readers run beside the writer; `synchronous = NORMAL` loses no commit to a crash of the process. */
 export function openDatabase(
   path: string,
   busyTimeoutMs: number,
@@ -36,12 +30,10 @@ export function openDatabase(
   }
   if (!inMemory && !readOnly) {
     mkdirSync(dirname(path), { recursive: true })
-    // The store holds password hashes. SQLite would create it with the umask's mode, and gives its
-    // -wal and -shm files the mode of the file they belong to: made 0600 first, all three are private.
+    // The store holds password hashes: made 0600 first, its -wal and -shm files take the same mode.
     if (whenMissing !== 'refuse') createPrivateFile(path)
   }
   const make = createDatabase ?? ((file: string) => openKeptDatabase(file, readOnly ? { readonly: true, fileMustExist: true } : {}))
-  // Whatever made it, the connection and its statements are never collected (see native-lifetimes.ts).
   const db = keptAlive(make(path))
   try {
     // busy_timeout: how long a statement waits, synchronously, for another process's lock (see store.ts).
@@ -74,11 +66,7 @@ function refuseOutdated(db: Database.Database, path: string): void {
 const newerStore = (version: number) =>
   new Error(`The store's schema is version ${version}, newer than this service knows (${migrations.length}); upgrade the service.`)
 
-/**
- * Applies the missing migrations in one IMMEDIATE transaction, so two processes cannot race. A
- * store created here (version 0) by a server's start is marked, in that same transaction, as
- * awaiting its demo data: no other process can write anything into it first.
- */
+/** The missing migrations in one IMMEDIATE transaction; a store a server's start creates is marked in it as awaiting its demo data. */
 function migrate(db: Database.Database, awaitDemo: boolean): void {
   const current = () => db.pragma('user_version', { simple: true }) as number
   if (current() === migrations.length) return
@@ -93,12 +81,7 @@ function migrate(db: Database.Database, awaitDemo: boolean): void {
 
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|READONLY|FULL|PROTOCOL|NOTADB|CORRUPT)/
 
-/**
- * Errors of the connection rather than of the file: SQLite opens a file it may not write read-only
- * and keeps it so, and a connection whose file failed under it (I/O error, file moved) stays broken.
- * A new connection cures them once the cause is gone. A lock (BUSY) or a full disk (FULL) pass by
- * themselves on the same connection.
- */
+/** Errors of the connection, not the file (opened read-only, broken under an I/O error): a new one cures them. */
 const CURED_BY_REOPEN = /^SQLITE_(READONLY|CANTOPEN|IOERR)/
 
 const codeOf = (error: unknown) => {
@@ -108,7 +91,7 @@ const codeOf = (error: unknown) => {
 
 export const curedByReopen = (error: unknown) => CURED_BY_REOPEN.test(codeOf(error))
 
-/** Another connection holds the lock this statement needs (SQLITE_BUSY and its extended codes): trying again later may succeed. */
+/** Another connection holds the lock this statement needs (SQLITE_BUSY and its extended codes). */
 export const isLockedOut = (error: unknown) => codeOf(error).startsWith('SQLITE_BUSY')
 
 /** The write needed space the disk (or `PRAGMA max_page_count`) did not give. */
@@ -117,8 +100,24 @@ export const isOutOfSpace = (error: unknown) => codeOf(error).startsWith('SQLITE
 /** Maps the SQLite errors that mean "the file cannot be used right now" to StoreUnavailableError. */
 export function asStoreError(error: unknown): unknown {
   const code = codeOf(error)
-  if (UNAVAILABLE.test(code)) {
-    return new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error })
+  return UNAVAILABLE.test(code) ? new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error }) : error
+}
+
+const PAUSE = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * `open`, tried again while SQLite answers SQLITE_BUSY, for up to `waitMs`. Some answers come at
+ * once, without waiting out busy_timeout (another process making or recovering a new file's WAL):
+ * two instances starting together on one file would otherwise see one fail. Only a start waits so.
+ */
+export function throughBusy<T>(open: () => T, waitMs: number): T {
+  const giveUpAt = Date.now() + waitMs
+  for (;;) {
+    try {
+      return open()
+    } catch (error) {
+      if (!isLockedOut(error) || Date.now() >= giveUpAt) throw error
+      Atomics.wait(PAUSE, 0, 0, 50)
+    }
   }
-  return error
 }

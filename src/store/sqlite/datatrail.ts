@@ -16,14 +16,14 @@ interface DatatrailRow {
 /** Datatrail members, one row per (event, member), the member's fields as JSON. */
 export class SqliteDatatrail implements Adapter<DatatrailCollection> {
   private readonly statements
-  private readonly putAll: (members: readonly DatatrailRecord[]) => void
+  readonly put: (members: readonly DatatrailRecord[]) => void
 
   constructor(
     db: Database.Database,
     sites: Sites,
     records: RecordWrites
   ) {
-    this.putAll = records.transaction((members: readonly DatatrailRecord[]) => {
+    this.put = records.transaction((members: readonly DatatrailRecord[]) => {
       for (const { event_no, member, value, update_timestamp } of members) {
         this.statements.put({ event_no, member, doc: JSON.stringify(value), update_timestamp }, value)
       }
@@ -36,10 +36,6 @@ export class SqliteDatatrail implements Adapter<DatatrailCollection> {
       ),
       of: db.prepare<[number], DatatrailRow>('SELECT * FROM datatrail WHERE event_no = ? ORDER BY member')
     }
-  }
-
-  put(members: readonly DatatrailRecord[]): void {
-    this.putAll(members)
   }
 
   /** The members of one event (for the views). */

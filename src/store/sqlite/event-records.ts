@@ -5,46 +5,27 @@ import { asksBaseband } from '../../domain/events.js'
 import { CLASSIFICATION_KEY, STAGES, stageKey, type Sites } from '../../vocabulary.js'
 import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
 
-/**
- * The stages of the transitions' generated `completion` column, by the digit it writes (the
- * migration that adds it). Written out rather than taken from STAGES: a released migration's
- * digits never change, whatever becomes of that list.
- */
+/** The stages of the transitions' `completion` column by its digit: written out, since a released migration's digits never change. */
 const COMPLETION_DIGITS = ['baseband_callback_request', 'baseband_conversion', 'data_registration', 'data_replication_to_minoc'].map(
   (stage, index) => [`stages/${stage}/sites/`, String(index + 1)] as const
 )
 
-/**
- * A key as the transitions' `completion` column writes it for a transition to `complete`, and
- * transitions_first_completions indexes it: the stage as a digit, then the site; null for a key
- * of no stage. Written alike in SQL (migrations.ts), which test/store/event-records.ts holds it to.
- */
+/** A key as the `completion` column writes it (migrations.ts; test/store/event-records.ts holds them alike); null for a key of no stage. */
 export function completionOf(key: string): string | null {
   if (key === CLASSIFICATION_KEY) return '0'
   for (const [prefix, digit] of COMPLETION_DIGITS) if (key.startsWith(prefix)) return digit + key.slice(prefix.length)
   return null
 }
 
-/**
- * How many completions an event the scan of a batch may read; the events it could not read whole
- * are sought a key at a time instead. An event has a completion for each stage and site it
- * completed, and one more each time a stage completes again. One scan reads a batch's completions
- * where the seeks make 17 statements' worth an event (what they cost seeding: docs/performance.md).
- */
+/** Completions an event the scan of a batch may read; the events it did not read whole are sought a key at a time (docs/performance.md). */
 const FIRST_COMPLETIONS_SCANNED = 40
 
-/** A list as one parameter: `IN (SELECT value FROM json_each(?))`. */
 const IN_LIST = 'IN (SELECT value FROM json_each(?))'
 
 const LISTED = 'SELECT event_no FROM events WHERE baseband_requested = 1 AND event_no > @after'
 const KEPT = 'SELECT event_no FROM audits WHERE event_no > @after'
 
-/**
- * What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts
- * checks their query plans). Parameters are JSON: the events, and the configured sites, their
- * datatrail members or the audited keys. The heartbeats and first completions are seeks on the
- * partial indexes on finished_site, erring_site and completion (migrations.ts).
- */
+/** What the bounded read runs, each an index search whatever an event holds (test/store/event-records.ts checks their plans). */
 export const BOUNDED_READS = {
   events: `SELECT ${EVENT_COLUMNS} FROM events WHERE event_no ${IN_LIST}`,
   traces: `SELECT event_no, doc FROM traces WHERE event_no ${IN_LIST}`,
@@ -56,9 +37,7 @@ export const BOUNDED_READS = {
       SELECT (SELECT heartbeat_id FROM heartbeats WHERE event_no = e.value AND erring_site = s.value ORDER BY heartbeat_id DESC LIMIT 1)
         FROM json_each(@events) AS e, json_each(@sites) AS s)
     ORDER BY event_no, heartbeat_id`,
-  // Every completion of the events, in the index's order: each (event, key)'s first is its first
-  // row. Cut by @limit, a few rows an event (FIRST_COMPLETIONS_SCANNED); the events it did not read
-  // whole take firstCompletions.
+  // Every completion of the events, in the index's order: each (event, key)'s first is its first row.
   completions: `SELECT event_no, completion, at FROM transitions WHERE event_no IN (SELECT value FROM json_each(@events)) AND completion IS NOT NULL
     ORDER BY event_no, completion, at LIMIT @limit`,
   // @keys: an object from each key's completion (completionOf) to the key.
@@ -67,7 +46,7 @@ export const BOUNDED_READS = {
     FROM json_each(@events) AS e, json_each(@keys) AS k`
 } as const
 
-/** Every record of the events, as stored: the reference the bounded read is held to in tests, and costly for an event with a long history. */
+/** Every record of the events: the reference the bounded read is held to in tests. */
 const FULL_READS = {
   datatrail: `SELECT event_no, member, doc FROM datatrail WHERE event_no ${IN_LIST} ORDER BY event_no, member`,
   heartbeats: `SELECT event_no, doc FROM heartbeats WHERE event_no ${IN_LIST} ORDER BY event_no, heartbeat_id`,
@@ -86,19 +65,13 @@ export interface StoredEventRecords extends EventRecords {
 }
 
 /**
- * The records of events that their facts are made from (kept-facts.ts), read with a bounded number
- * of index searches however many heartbeats and transitions an event has: its event, trace and
- * datatrail members of the configured sites; of each configured site, the finished heartbeat with
- * the highest heartbeat_id and the one with the highest among those reporting an error; of each
- * audited key, its first transition to `complete`. That is a subset of its records which factsOf
- * reduces to the same facts as all of them, since what it keeps of the heartbeats and history is
- * exactly these maxima and minima. (A heartbeat is ordered by its row's heartbeat_id, which the
- * service writes equal to the document's.) Never on the path of an ordinary write.
+ * The records events' facts are made from, in a bounded number of index searches: the event, trace
+ * and sites' datatrail members; each site's newest finished and erring heartbeat; each audited key's
+ * first completion. factsOf keeps exactly these maxima and minima, so they make the same facts as all.
  */
 export class EventRecordsReader {
   private readonly statements
   private readonly lists: { sites: string; members: string; keys: string }
-  /** Each audited key by its completion. */
   private readonly keyOfCompletion: ReadonlyMap<string, string>
 
   constructor(
@@ -114,7 +87,6 @@ export class EventRecordsReader {
       keys: JSON.stringify(Object.fromEntries(this.keyOfCompletion))
     }
     this.statements = {
-      listed: numbers(LISTED),
       kept: numbers(KEPT),
       listedOrKept: numbers(`${LISTED} UNION ${KEPT}`),
       events: db.prepare<[string], EventRow>(BOUNDED_READS.events),
@@ -129,22 +101,17 @@ export class EventRecordsReader {
     }
   }
 
-  /** The next `limit` numbers after `after` of events in the audit (asking for baseband data). */
-  listedAfter(after: number, limit: number): number[] {
-    return this.statements.listed.all({ after, limit })
-  }
-
-  /** The same, of events with a kept audit. */
+  /** The next `limit` numbers after `after` of events with a kept audit. */
   keptAfter(after: number, limit: number): number[] {
     return this.statements.kept.all({ after, limit })
   }
 
-  /** The same, of events in the audit or with a kept audit (the ones verification holds against each other). */
+  /** The same, of events in the audit (asking for baseband data) or with a kept audit: what verification holds together. */
   listedOrKeptAfter(after: number, limit: number): number[] {
     return this.statements.listedOrKept.all({ after, limit })
   }
 
-  /** What factsOf needs of each event's records (see the class comment), in the order given; the caller's transaction makes them one snapshot. */
+  /** What factsOf needs of each event's records, in the order given; the caller's transaction makes them one snapshot. */
   of(eventNos: readonly number[]): Map<number, StoredEventRecords> {
     const { records, list } = this.gather(eventNos)
     if (list === null) return records
@@ -155,11 +122,7 @@ export class EventRecordsReader {
     return records
   }
 
-  /**
-   * Each audited key's first completion of each event: of a batch, from one scan of their
-   * completions, for the events it read whole; of one event, or those the scan did not read whole,
-   * by a seek a key (at most a row each, where the scan may read FIRST_COMPLETIONS_SCANNED).
-   */
+  /** Each audited key's first completion: of a batch, from one scan for the events it read whole; of the rest, by a seek a key. */
   private addFirstCompletions(records: Map<number, StoredEventRecords>, eventNos: readonly number[], list: string): void {
     const { statements, keyOfCompletion } = this
     const limit = eventNos.length > 1 ? FIRST_COMPLETIONS_SCANNED * eventNos.length : 0
@@ -181,7 +144,7 @@ export class EventRecordsReader {
     }
   }
 
-  /** Every record of each event, as `of` read them before it was bounded: the reference `of` must reduce like (tests only). */
+  /** Every record of each event: the reference `of` must reduce like (tests only). */
   everythingOf(eventNos: readonly number[]): Map<number, StoredEventRecords> {
     const { records, list } = this.gather(eventNos)
     if (list === null) return records
@@ -198,8 +161,7 @@ export class EventRecordsReader {
     for (const eventNo of eventNos) records.set(eventNo, { event: null, trace: null, datatrail: [], heartbeats: [], transitions: [] })
     if (eventNos.length === 0) return { records, list: null }
     const list = JSON.stringify(eventNos)
-    // Whether it asks for baseband data is made from its actions here, as a write makes it: the
-    // column kept beside them (which the indexes of the window reads hold) is held to this, not the reverse.
+    // The baseband flag is made from the actions, as a write makes it: the kept column is held to this, not the reverse.
     for (const row of this.statements.events.all(list)) {
       const event = toEvent(row)
       records.get(row.event_no)!.event = { ...event, baseband_requested: asksBaseband(event.actions, this.sites) }

@@ -1,4 +1,8 @@
+import { asksBaseband } from '../../domain/events.js'
+import { callbackHead, eventJson } from '../../domain/output-forms.js'
 import type { EventRecord } from '../../domain/records.js'
+import { isUnreadableContent } from '../../kept-audit/kept-check.js'
+import type { Sites } from '../../vocabulary.js'
 
 /** An event's row as the record reads take it (the stored output texts left out). */
 export interface EventRow {
@@ -13,10 +17,7 @@ export interface EventRow {
   update_timestamp: number
 }
 
-/**
- * The columns of an EventRow, for reads that make records: not the stored output texts, which
- * would double what each row costs to read.
- */
+/** The columns of an EventRow: not the stored output texts, which would double what each row costs to read. */
 export const EVENT_COLUMNS =
   'event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested, update_timestamp'
 
@@ -32,3 +33,26 @@ export const toEvent = (row: EventRow): EventRecord => ({
   update_timestamp: row.update_timestamp
 })
 
+/**
+ * The columns kept beside an event's record, as every write, the rewrite of the texts
+ * (output-texts.ts) and the verifier (kept-texts.ts) make them: the texts the window routes send
+ * (output-forms.ts), and whether it asks for baseband data, made from its actions.
+ */
+export const keptColumnsOf = (event: EventRecord, sites: Sites) => ({
+  output: eventJson(event, sites),
+  callback_head: callbackHead(event),
+  baseband_requested: asksBaseband(event.actions, sites) ? 1 : 0
+})
+
+/**
+ * What `make` makes of one row's record, or null when the record cannot be read (not JSON, another
+ * shape): one row's trouble, which the audit's check reports, never a rewrite or a check stopped.
+ */
+export function readable<T>(make: () => T): T | null {
+  try {
+    return make()
+  } catch (error) {
+    if (!isUnreadableContent(error)) throw error
+    return null
+  }
+}

@@ -1,21 +1,15 @@
 import type Database from 'better-sqlite3'
-import { asksBaseband } from '../../domain/events.js'
-import { callbackHead, eventJson } from '../../domain/output-forms.js'
+import { eventJson } from '../../domain/output-forms.js'
 import type { EventPageQuery, EventRecord, OutputRow } from '../../domain/records.js'
-import { EVENT_COLUMNS, toEvent } from './event-rows.js'
+import { EVENT_COLUMNS, keptColumnsOf, toEvent, type EventRow } from './event-rows.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
 import type { EventCollection } from '../port.js'
 import { applyEvent } from '../../domain/audit/kept-facts.js'
 import type { RecordWrites } from './record-writes.js'
-import type { EventRow } from './event-rows.js'
-import { basebandWhileRewriting, type OutputTextsState, type TextsMadeUpTo } from './output-texts.js'
+import { basebandWhileRewriting, type OutputTextsState } from './output-texts.js'
 
-/**
- * The row of an event, with the texts the window routes send (see output-forms.ts), and whether it
- * asks for baseband data made from its actions as every reader of the records makes it
- * (event-records.ts, kept-texts.ts): the column is kept state here, not a second record of it.
- */
+/** The row of an event, with its kept columns: the baseband flag is kept state, made from the actions, not a second record of them. */
 const toRow = (event: EventRecord, sites: Sites): EventRow & { output: string; callback_head: string } => ({
   event_no: event.event_no,
   timestamp_ms: event.timestamp,
@@ -24,10 +18,8 @@ const toRow = (event: EventRecord, sites: Sites): EventRow & { output: string; c
   known_source_name: event.known_source_name,
   tsar_classification: event.tsar_classification,
   actions: JSON.stringify(event.actions),
-  baseband_requested: asksBaseband(event.actions, sites) ? 1 : 0,
   update_timestamp: event.update_timestamp,
-  output: eventJson(event, sites),
-  callback_head: callbackHead(event)
+  ...keptColumnsOf(event, sites)
 })
 
 interface PageRow {
@@ -43,18 +35,14 @@ const FILTERS: Record<string, string> = {
   basebandRequested: 'baseband_requested = @basebandRequested'
 }
 
-/**
- * While a rewrite of the texts is under way (output-texts.ts): the stored text and flag only of
- * rows it has passed, the others made from the record. Separate statements, so that the usual
- * ones keep their plans.
- */
+/** While a rewrite of the texts is under way (output-texts.ts): the stored text and flag only of rows it passed; separate statements, so the usual ones keep their plans. */
 const REWRITING_FILTERS: Record<string, string> = { ...FILTERS, basebandRequested: `${basebandWhileRewriting('')} = @basebandRequested` }
 const REWRITING_COLUMNS = `CASE WHEN event_no <= @eventsMade THEN output END AS output, ${EVENT_COLUMNS}`
 
 /** Events: bulk upsert, lookup and keyset pages. */
 export class SqliteEvents implements Adapter<EventCollection> {
   private readonly statements
-  private readonly upsertAll: (events: readonly EventRecord[]) => void
+  readonly upsert: (events: readonly EventRecord[]) => number
   /** Page statements by the shape of their WHERE clause: at most 32 of them, and 32 more while the texts are made again. */
   private readonly pageStatements = new Map<string, Database.Statement<Record<string, unknown>, PageRow>>()
 
@@ -64,8 +52,9 @@ export class SqliteEvents implements Adapter<EventCollection> {
     records: RecordWrites,
     private readonly texts: OutputTextsState
   ) {
-    this.upsertAll = records.transaction((events: readonly EventRecord[]) => {
+    this.upsert = records.transaction((events: readonly EventRecord[]) => {
       for (const event of events) this.statements.upsert(toRow(event, sites), event)
+      return events.length
     })
     this.statements = {
       upsert: records.statement<ReturnType<typeof toRow>, EventRecord>(
@@ -84,11 +73,6 @@ export class SqliteEvents implements Adapter<EventCollection> {
       // The numbers as one JSON array: one statement whatever their count.
       findMany: db.prepare<[string], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE event_no IN (SELECT value FROM json_each(?))`)
     }
-  }
-
-  upsert(events: readonly EventRecord[]): number {
-    this.upsertAll(events)
-    return events.length
   }
 
   find(eventNo: number): EventRecord | null {
@@ -119,22 +103,12 @@ export class SqliteEvents implements Adapter<EventCollection> {
     for (const [name, value] of Object.entries(filters)) if (value !== undefined) parameters[name] = value
     const used = Object.keys(filters).filter((name) => parameters[name] !== undefined)
     const made = this.texts.underWay()
-    if (made !== null) return this.pageWhileRewriting(ascending, used, parameters, made)
-    return this.pageStatement(ascending, used)
-      .all(parameters)
-      .map((row) => ({
-        position: { timestamp: row.timestamp_ms, event_no: row.event_no },
-        // No text: written by an older version of the service since this one made the texts.
-        json: row.output ?? eventJson(this.find(row.event_no)!, this.sites)
-      }))
-  }
-
-  /** The page while the texts are being made again: rows the rewrite has not reached are sent as their records say, never as another site's text. */
-  private pageWhileRewriting(ascending: boolean, used: readonly string[], parameters: Record<string, unknown>, made: TextsMadeUpTo): OutputRow[] {
-    const rows = this.pageStatement(ascending, used, true).all({ ...parameters, eventsMade: made.events }) as (PageRow & EventRow)[]
+    const rows = this.pageStatement(ascending, used, made !== null).all(made === null ? parameters : { ...parameters, eventsMade: made.events })
     return rows.map((row) => ({
       position: { timestamp: row.timestamp_ms, event_no: row.event_no },
-      json: row.output ?? eventJson(toEvent(row), this.sites)
+      // No text: written by an older version of the service since this one made the texts, or (the
+      // row's columns read with it) not reached by a rewrite, whose text is another site's.
+      json: row.output ?? eventJson(made === null ? this.find(row.event_no)! : toEvent(row as PageRow & EventRow), this.sites)
     }))
   }
 
@@ -146,11 +120,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
     const direction = ascending ? 'ASC' : 'DESC'
     const sql = `SELECT timestamp_ms, event_no, ${rewriting ? REWRITING_COLUMNS : 'output'} FROM events WHERE ${conditions.join(' AND ')}
                  ORDER BY timestamp_ms ${direction}, event_no ${direction} LIMIT @limit`
-    let statement = this.pageStatements.get(sql)
-    if (statement === undefined) {
-      statement = this.db.prepare<Record<string, unknown>, PageRow>(sql)
-      this.pageStatements.set(sql, statement)
-    }
-    return statement
+    if (!this.pageStatements.has(sql)) this.pageStatements.set(sql, this.db.prepare<Record<string, unknown>, PageRow>(sql))
+    return this.pageStatements.get(sql)!
   }
 }

@@ -8,31 +8,23 @@ import type { SqliteHeartbeats } from './heartbeats.js'
 import type { SqliteTraces } from './traces.js'
 
 /** The `settings` row a server's start writes into a store it creates, in the transaction that creates it. */
-export const DEMO_AWAITED = { name: 'demo_data', value: 'awaited' } as const
+const DEMO_AWAITED = { name: 'demo_data', value: 'awaited' } as const
 
-/** Marks a store that a server's start is creating as awaiting its demo data (see openDatabase). */
+/** Marks a store a server's start is creating as awaiting its demo data (see openDatabase). */
 export function markDemoAwaited(db: Database.Database): void {
   db.exec(`INSERT OR REPLACE INTO settings (name, value) VALUES ('${DEMO_AWAITED.name}', '${DEMO_AWAITED.value}')`)
 }
 
-interface Tables {
-  events: SqliteEvents
-  traces: SqliteTraces
-  datatrail: SqliteDatatrail
-  heartbeats: SqliteHeartbeats
-}
-
 /**
- * The demo data set goes into a store only in the transaction that ends its wait, so that it is
- * written whole or not at all, and by one process of several starting at once (the transaction
- * takes the write lock first: the others then find the wait ended).
+ * The demo data set goes into a store only in the IMMEDIATE transaction that ends its wait: written
+ * whole or not at all, and by one process of several starting at once (the others find the wait ended).
  */
 export class SqliteFirstStart implements Adapter<FirstStart> {
   private readonly statements
 
   constructor(
     private readonly db: Database.Database,
-    private readonly tables: Tables
+    private readonly tables: { events: SqliteEvents; traces: SqliteTraces; datatrail: SqliteDatatrail; heartbeats: SqliteHeartbeats }
   ) {
     this.statements = {
       awaited: db.prepare<[string, string], { found: 1 }>('SELECT 1 AS found FROM settings WHERE name = ? AND value = ?'),

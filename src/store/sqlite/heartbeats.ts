@@ -10,14 +10,14 @@ import type { Sites } from '../../vocabulary.js'
 /** Heartbeats, one row per heartbeat_id, the record as JSON. */
 export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   private readonly statements
-  private readonly addAll: (heartbeats: readonly HeartbeatInput[], now: number) => number
+  readonly add: (heartbeats: readonly HeartbeatInput[], now: number) => number
 
   constructor(
     private readonly db: Database.Database,
     sites: Sites,
     records: RecordWrites
   ) {
-    this.addAll = records.transaction((heartbeats: readonly HeartbeatInput[], now: number) => {
+    this.add = records.transaction((heartbeats: readonly HeartbeatInput[], now: number) => {
       let added = 0
       for (const heartbeat of heartbeats) added += this.statements.add([heartbeat.heartbeat_id, heartbeat.event_no, JSON.stringify(heartbeat), now], heartbeat).changes
       return added
@@ -39,10 +39,6 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
     }
   }
 
-  add(heartbeats: readonly HeartbeatInput[], now: number): number {
-    return this.addAll(heartbeats, now)
-  }
-
   /** One snapshot: the part, the count and the latest time agree even while heartbeats arrive. */
   page(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {
     return this.db.transaction(() => this.readPage(eventNo, afterId, limit))()
@@ -51,14 +47,11 @@ export class SqliteHeartbeats implements Adapter<HeartbeatCollection> {
   /** `page` without a transaction of its own, for the views, which call it inside theirs. */
   readPage(eventNo: number, afterId: number | null, limit: number): HeartbeatPage {
     // heartbeat_id is at least 0, so -1 is before every one.
+    const rows = this.statements.page.all(eventNo, afterId ?? -1, limit)
     return {
-      heartbeats: this.statements.page.all(eventNo, afterId ?? -1, limit).map(toRecord),
+      heartbeats: rows.map((row): HeartbeatRecord => ({ heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp })),
       total: this.statements.count.get(eventNo) ?? 0,
       latestUpdate: this.statements.latestUpdate.get(eventNo) ?? 0
     }
   }
-}
-
-function toRecord(row: { doc: string; update_timestamp: number }): HeartbeatRecord {
-  return { heartbeat: JSON.parse(row.doc) as HeartbeatInput, update_timestamp: row.update_timestamp }
 }

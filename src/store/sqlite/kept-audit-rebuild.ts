@@ -1,50 +1,36 @@
 import { Rebuild, type KeptAuditState, type Plan, type RebuildProgress, type RebuildStep } from '../../kept-audit/rebuild.js'
 import type { SqliteConnection } from './connection.js'
-import { isLockedOut } from './database.js'
+import { isLockedOut, throughBusy } from './database.js'
 import { OutputTextsRewrite, type OutputTextsState, type TextsMadeUpTo, type TextsStep } from './output-texts.js'
-import { throughBusy } from './through-busy.js'
 
 /**
  * When a start makes again the output texts and the kept audit that are due (the texts first: the
- * audit's rebuild reads the baseband flag they hold):
- * - `before-open`: every batch before the store is handed over (commands, and tests), as before a
- *   server listened;
- * - `while-serving`: the first batch at open, the others one at a time between requests, while the
- *   store serves everything (reads send what the records say where the texts are not made yet)
- *   but the kept audit (a server);
- * - `left`: the first batch at open, the rest left to the processes that serve (the primary of
- *   several workers).
- * Whatever the mode, a store with little to do (a new one) is made at open.
+ * audit's rebuild reads the baseband flag they hold): `before-open`, every batch before the store
+ * is handed over (commands, tests); `while-serving`, the first at open, the others between requests
+ * while the store serves all but the kept audit (a server); `left`, the first at open, the rest
+ * left to the processes that serve (the primary of several workers). A store with little to do (a
+ * new one) is made at open whatever the mode.
  */
 export type RebuildWhen = 'before-open' | 'while-serving' | 'left'
 
-/** Between two tries of a batch that found another process's write lock. */
+/** Between two tries of a batch that found another process's write lock, or failed otherwise (the file unusable for now). */
 const LOCKED_RETRY_MS = 50
-/** Between two tries of a batch that failed otherwise (the file unusable for now). */
 const FAILED_RETRY_MS = 1000
 
-export interface RebuildOptions {
-  /** Events a batch: REBUILD_BATCH unless given. */
-  batch?: number
-  /** Rows of the output texts a batch: TEXTS_BATCH unless given. */
-  textsBatch?: number
-  /** How long a batch done before open may wait for another process's lock. */
+/** As SqliteOptions gives them (rebuildBatch, textsBatch, rebuildPace). */
+interface RebuildOptions {
+  batch: number | undefined
+  textsBatch: number | undefined
   busyTimeoutMs: number
   notify: (line: string) => void
-  /** How the loop gives the event loop back before each batch: setImmediate unless a test steps it. */
-  pace?: (next: () => void) => void
+  pace: ((next: () => void) => void) | undefined
 }
 
 const count = (n: number) => n.toLocaleString('en-US')
 const fromWhat = (what: 'facts' | 'looks') => (what === 'facts' ? 'from the records' : 'from the kept facts')
 const WHY_TEXTS = 'other sites, or a release that writes them otherwise'
 
-/**
- * The kept state of one store while a start makes it again: the output texts (output-texts.ts),
- * then the kept audit (src/kept-audit/rebuild.ts). What `Store.keptAudit` answers, what reads ask
- * of the texts (OutputTextsState), and the one loop that runs the batches of both in a serving
- * instance.
- */
+/** The output texts then the kept audit while a start makes them again: what reads ask, and the one loop of their batches. */
 export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   readonly made: Promise<void>
   private resolveMade!: () => void
@@ -55,14 +41,13 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   private stopped = false
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined
   private failing = false
-  private refresh: { connection: SqliteConnection; refresh: SqliteRebuild } | undefined
-  private rewrite: { connection: SqliteConnection; rewrite: OutputTextsRewrite } | undefined
+  private on: { connection: SqliteConnection; rebuild: Rebuild; rewrite: OutputTextsRewrite } | undefined
 
   constructor(private readonly options: RebuildOptions) {
     this.made = new Promise((resolve) => (this.resolveMade = resolve))
   }
 
-  /** Whether a rebuild is under way: writes then ask how far it went (audits.ts, keep). */
+  /** Whether a rebuild is under way: writes then ask how far it went (kept-in-writes.ts). */
   get active(): boolean {
     return this.progress !== null
   }
@@ -76,50 +61,45 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   }
 
   /**
-   * At a start that may refresh the kept state, on `connection`: the output texts' first batch
-   * (every batch `before-open`), then, once they are made, the kept audit's likewise, each said
-   * when it is due. Tells whether batches remain. While the texts are being made, a kept audit that
-   * is due is recorded as under way (its reads wait, and writes make the events they touch from
-   * their records), and its batches come after theirs.
+   * At a start that may refresh the kept state: the texts' first batch (every batch `before-open`),
+   * then, once they are made, the kept audit's likewise. Whether batches remain. While the texts are
+   * made, a kept audit that is due is recorded as under way (its reads wait, writes make the facts
+   * of what they touch from the records).
    */
   begin(connection: SqliteConnection, when: RebuildWhen): boolean {
-    const refresh = this.rebuildOf(connection)
+    const { rebuild, record } = this.of(connection)
+    const busy = <T>(work: () => T) => throughBusy(work, this.options.busyTimeoutMs)
     if (!this.beginTexts(connection, when)) {
-      const left = refresh.underWay()
-      const plan = refresh.due() ? throughBusy(() => refresh.plan(), this.options.busyTimeoutMs) : undefined
+      const left = rebuild.underWay(record())
+      const plan = rebuild.due(record()) ? busy(() => rebuild.plan() as Plan | undefined) : undefined
       if (plan === undefined) this.resolveMade()
       else this.begun(plan, left)
       return true
     }
-    if (!refresh.due()) return this.done()
-    const left = refresh.underWay()
-    const step = throughBusy(() => refresh.step(), this.options.busyTimeoutMs)
+    if (!rebuild.due(record())) return this.done()
+    const left = rebuild.underWay(record())
+    let step = busy(() => rebuild.step() as RebuildStep)
     if (step.made) return this.done(step)
-    this.begun(refresh.underWay()!, left)
+    this.begun(rebuild.underWay(record())!, left)
     this.progress = step.progress
     if (when !== 'before-open') return true
     for (;;) {
-      const next = throughBusy(() => refresh.step(), this.options.busyTimeoutMs)
-      if (next.made) return this.done(next)
-      this.progress = next.progress
+      step = busy(() => rebuild.step() as RebuildStep)
+      if (step.made) return this.done(step)
+      this.progress = step.progress
     }
   }
 
   /** The output texts' first batch, or every batch `before-open`: whether they are made. */
   private beginTexts(connection: SqliteConnection, when: RebuildWhen): boolean {
-    const rewrite = this.rewriteOf(connection)
+    const { rewrite } = this.of(connection)
     // Nothing to do is one read: no write lock taken.
     if (rewrite.underWay() === null) return true
     const left = rewrite.left()
-    const step = throughBusy(() => rewrite.step(), this.options.busyTimeoutMs)
+    let step = throughBusy(rewrite.step, this.options.busyTimeoutMs)
+    while (when === 'before-open' && !step.made) step = throughBusy(rewrite.step, this.options.busyTimeoutMs)
     if (step.made) return this.textsMade(step)
     this.texts = step.upTo
-    if (when === 'before-open') {
-      for (;;) {
-        const next = throughBusy(() => rewrite.step(), this.options.busyTimeoutMs)
-        if (next.made) return this.textsMade(next)
-      }
-    }
     const at = left ? ', going on from where a start before this one stopped' : ''
     this.textsSaid = true
     this.options.notify(
@@ -129,7 +109,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     return false
   }
 
-  /** Reads use every stored text from now on; the end is said when the texts had been made before, or their making was said. */
+  /** The end is said when the texts had been made before, or their making was said. */
   private textsMade(step: TextsStep & { made: true }): true {
     this.texts = null
     if (step.again || this.textsSaid) this.options.notify(`The output texts were made again (${WHY_TEXTS}).`)
@@ -137,7 +117,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     return true
   }
 
-  /** Says that the kept audit is being made again under `plan`, and from where when a start before this one (or another process) went part of the way (`left`). */
+  /** Says that the kept audit is being made again, and from where when a start before this one went part of the way (`left`). */
   private begun(plan: Plan, left: Plan | undefined): void {
     this.progress = { done: plan.done, total: plan.total }
     const at = left === undefined || left.done === 0 ? '' : `, going on from ${count(left.done)} of ${count(left.total)} events done before this start`
@@ -147,14 +127,12 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     )
   }
 
-  /**
-   * For a process that only reads, and makes nothing: a rebuild left under way (a start killed, or
-   * one serving now) leaves rows made under other settings, so its reads of the audit wait as a
-   * server's do; texts not made yet for its sites are made from the records by its reads.
-   */
+  /** For a process that only reads: a rebuild left under way leaves rows made under other settings, so its reads wait as a server's do. */
   observe(connection: SqliteConnection, audit: boolean): void {
-    this.texts = this.rewriteOf(connection).underWay()
-    if (audit) this.progress = this.rebuildOf(connection).left() ?? null
+    const { rewrite, record } = this.of(connection)
+    this.texts = rewrite.underWay()
+    const left = audit ? record().plan : undefined
+    if (audit) this.progress = left === undefined ? null : { done: left.done, total: left.total }
   }
 
   /** Runs the remaining batches, each on the store's connection of the moment, yielding to requests between them. */
@@ -182,21 +160,18 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     this.yieldThen(next)
   }
 
-  /**
-   * One batch of what is left, on `connection`: of the output texts while they are being made, then
-   * of the kept audit (a store whose audit is not due finds it made at its first). Whether any is left.
-   */
+  /** One batch of what is left, the texts' then the kept audit's: whether any is left. */
   private batchOn(connection: SqliteConnection): boolean {
+    const { rewrite, rebuild, record } = this.of(connection)
     if (this.texts !== null) {
-      const texts = this.rewriteOf(connection).step()
+      const texts = rewrite.step()
       if (texts.made) this.textsMade(texts)
       else this.texts = texts.upTo
       return true
     }
-    const refresh = this.rebuildOf(connection)
     // Only the texts were due: the audit is made.
-    if (this.progress === null && !refresh.due()) return this.done()
-    const step = refresh.step()
+    if (this.progress === null && !rebuild.due(record())) return this.done()
+    const step = rebuild.step() as RebuildStep
     if (step.made) return this.done(step)
     this.progress = step.progress
     return true
@@ -227,53 +202,13 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
     return false
   }
 
-  private rebuildOf(connection: SqliteConnection): SqliteRebuild {
-    if (this.refresh?.connection !== connection) this.refresh = { connection, refresh: new SqliteRebuild(connection, this.options.batch) }
-    return this.refresh.refresh
-  }
-
-  private rewriteOf(connection: SqliteConnection): OutputTextsRewrite {
-    if (this.rewrite?.connection !== connection) {
-      this.rewrite = { connection, rewrite: new OutputTextsRewrite(connection.db, connection.keeperConfig.sites, this.options.textsBatch) }
+  /** The rebuild and the rewrite on `connection`, made again for a new one (a reopen); `record` is how far the rebuild went as stored. */
+  private of(connection: SqliteConnection) {
+    if (this.on?.connection !== connection) {
+      const { db, keptRows, keeperConfig } = connection
+      this.on = { connection, rebuild: new Rebuild(keptRows, keeperConfig, this.options.batch), rewrite: new OutputTextsRewrite(db, keeperConfig.sites, this.options.textsBatch) }
     }
-    return this.rewrite.rewrite
-  }
-}
-
-/** The rebuild on one connection, whose every answer comes at once. */
-class SqliteRebuild {
-  private readonly rebuild: Rebuild
-
-  constructor(
-    private readonly connection: SqliteConnection,
-    batch: number | undefined
-  ) {
-    this.rebuild = new Rebuild(connection.keptRows, connection.keeperConfig, batch)
-  }
-
-  /** Whether the rows were made under other signatures, or a rebuild was left unfinished: reads, nothing written. */
-  due(): boolean {
-    return this.rebuild.due(this.connection.keptRows.rebuildRecord())
-  }
-
-  /** The rebuild under way under this process's signatures, as recorded. */
-  underWay() {
-    return this.rebuild.underWay(this.connection.keptRows.rebuildRecord())
-  }
-
-  /** A rebuild left under way under any signatures: how far it went. */
-  left(): RebuildProgress | undefined {
-    const plan = this.connection.keptRows.rebuildRecord().plan
-    return plan === undefined ? undefined : { done: plan.done, total: plan.total }
-  }
-
-  /** One batch, in its own IMMEDIATE transaction: throws SQLITE_BUSY at once while another process holds the write lock. */
-  step(): RebuildStep {
-    return this.rebuild.step() as RebuildStep
-  }
-
-  /** The rebuild that is due recorded as under way, with no row made (Rebuild.plan); undefined when none is due. */
-  plan(): Plan | undefined {
-    return this.rebuild.plan() as Plan | undefined
+    const { rebuild, rewrite } = this.on
+    return { rebuild, rewrite, record: () => connection.keptRows.rebuildRecord() }
   }
 }

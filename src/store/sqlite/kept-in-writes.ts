@@ -9,25 +9,16 @@ import type { EventRecordsReader } from './event-records.js'
 import { REBUILD_PLAN, type SqliteKeptRows } from './kept-rows.js'
 import { readPlan } from '../../kept-audit/rebuild.js'
 
-/**
- * An event a write touched: its kept row as found, none, one that could not be read, or one a
- * rebuild of the facts has not reached yet (its facts were made under other settings).
- */
+/** An event a write touched: its kept row, none, one that cannot be read, or one a rebuild of the facts has not reached. */
 type Touched = (LookedRow & { before: Before }) | 'absent' | 'unreadable' | 'not-rebuilt'
 
 /** What a write hands over: each event it touched, and what the write did to its facts. */
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
 
 /**
- * The kept audit kept inside SQLite's own write transactions: the one optimisation of the keeper's
- * `keep` (kept-audit/keeper.ts). Where the keeper reads an event's records whole to make its facts,
- * a write here applies what it did to the kept facts (the `apply…` functions of kept-facts.ts), so
- * an update-trace reads one row, not five tables, and its record and its event's audit are committed
- * together or not at all. What is written is decided by the same `keptWriteOf` (keeping.ts), and the
- * verifier holds every row this writes to what the keeper makes of its records.
- *
- * An event without a row is in the audit only if the write brought it in: then its facts are made
- * from its records, which hold the write already. An event outside the audit costs one lookup.
+ * The kept audit kept inside SQLite's write transactions, the keeper's `keep` optimised: a write
+ * applies what it did to the kept facts (kept-facts.ts, `apply…`), so an update-trace reads one row,
+ * not five tables. `keptWriteOf` (keeping.ts) decides what is written, as for the keeper.
  */
 export class SqliteKeptInWrites {
   private readonly factsRebuiltUpTo: () => number | undefined
@@ -39,10 +30,9 @@ export class SqliteKeptInWrites {
     private readonly records: EventRecordsReader,
     private readonly config: KeeperConfig,
     /** Whether this process knows of a rebuild under way: only then do writes ask how far it went. */
-    private readonly rebuilding: () => boolean = () => false
+    private readonly rebuilding: () => boolean
   ) {
-    // Where an unfinished rebuild of the facts stands, read in the write's transaction: a write of an
-    // event past it makes that event's facts from its records, its kept ones made under other settings.
+    // Where an unfinished rebuild of the facts stands: an event past it has its facts made from its records.
     const plan = db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck()
     this.factsRebuiltUpTo = () => {
       const underWay = readPlan(plan.get(REBUILD_PLAN))
@@ -51,15 +41,7 @@ export class SqliteKeptInWrites {
     this.listed = db.prepare<[number], number>('SELECT baseband_requested FROM events WHERE event_no = ?').pluck()
   }
 
-  private settings(): AuditSettings {
-    return { sites: this.config.sites, deadlines: this.config.deadlines, now: this.config.clock() }
-  }
-
-  /**
-   * Inside the caller's transaction, after its writes: applies each change to its event's facts
-   * (an event met twice is read once), then looks at each event once and writes it, with its
-   * verdict change.
-   */
+  /** Inside the caller's transaction, after its writes: applies each change to its event's facts, then looks at each event once and writes it. */
   keep(changes: FactChanges): void {
     const touched = new Map<number, Touched>()
     const rebuiltUpTo = this.rebuilding() ? this.factsRebuiltUpTo() : undefined
@@ -77,7 +59,7 @@ export class SqliteKeptInWrites {
         touched.set(eventNo, 'unreadable')
       }
     }
-    const settings = this.settings()
+    const settings: AuditSettings = { sites: this.config.sites, deadlines: this.config.deadlines, now: this.config.clock() }
     const fromRecords: number[] = []
     const notRebuilt: number[] = []
     for (const [eventNo, kept] of touched) {

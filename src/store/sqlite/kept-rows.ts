@@ -10,16 +10,11 @@ import { atOnce } from '../../maybe.js'
 import { isKeptReport, isUnreadableContent } from '../../kept-audit/kept-check.js'
 import { readPlan, type Plan, type RebuildRecord, type RebuildStorage, type Signatures } from '../../kept-audit/rebuild.js'
 import type { Held, KeptColumnRepair, KeptRead, Maybe, LookedRow, RowWrite, ServedRow, Unreadable, UnreadableRow, WindowRow } from '../../kept-audit/storage.js'
-import type { SqliteAuditMarks } from './audit-marks.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteKeptTexts } from './kept-texts.js'
 import type { SqliteRecordCounts } from './record-counts.js'
 
-/**
- * Verdict changes kept for the live streams, which read them within a second of their writing:
- * older ones are forgotten as new ones are written, so the table stays a few tens of MB however
- * long the service runs (changes are messages, not history: the audit itself is the record).
- */
+/** Verdict changes kept for the live streams, which read them within a second: the table stays a few tens of MB. */
 export const KEPT_CHANGES = 100_000
 
 /** The settings row of a rebuild under way (rebuild.ts, Plan), written in the transaction of each batch. */
@@ -43,7 +38,11 @@ interface StoredWindowRow {
   fixed: string | null
 }
 
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+/** Why a row's content cannot be read (isUnreadableContent); any other error is thrown on. */
+function unreadable(error: unknown): Unreadable {
+  if (!isUnreadableContent(error)) throw error
+  return { error: error instanceof Error ? error.message : String(error) }
+}
 
 /** A row's entry: the fixed audit as the text a read sends, or the report; throws a TypeError where it is neither. */
 function entryOf(row: StoredWindowRow): WindowEntry {
@@ -57,7 +56,6 @@ function entryOf(row: StoredWindowRow): WindowEntry {
   return report
 }
 
-/** What a write must find of a row: its stored columns as read. */
 const heldOf = ({ facts, verdict, due_at, stuck, looked_at }: StoredRow): Held => ({ existed: true, rev: { facts, verdict, due_at, stuck, looked_at } })
 
 const sameRow = (row: StoredRow | undefined, held: Held) => {
@@ -66,7 +64,6 @@ const sameRow = (row: StoredRow | undefined, held: Held) => {
   return held.existed && rev?.facts === row.facts && rev.verdict === row.verdict && rev.due_at === row.due_at && rev.stuck === row.stuck && rev.looked_at === row.looked_at
 }
 
-/** A stored row as read: its facts and look, or why they cannot be read. */
 function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
   try {
     return {
@@ -76,16 +73,14 @@ function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
       looked_at: row.looked_at
     }
   } catch (error) {
-    if (!isUnreadableContent(error)) throw error
-    return { ...heldOf(row), error: message(error) }
+    return { ...heldOf(row), ...unreadable(error) }
   }
 }
 
 /**
- * The kept audit's rows on SQLite (see the kept audit's README): one row per event in the audit,
- * those whose actions ask for baseband data (migrations.ts), in the `audits` table; the verdict
- * changes in `audit_changes`. Reads are one row or one index range; a conditional write is one
- * IMMEDIATE transaction that holds each row to the columns read, then writes it.
+ * The kept audit's rows (see the kept audit's README): `audits`, one per event asking for baseband
+ * data, and the verdict changes in `audit_changes`. A conditional write is one IMMEDIATE
+ * transaction that holds each row to the columns read, then writes it.
  */
 export class SqliteKeptRows implements RebuildStorage {
   readonly keepsEveryEvent = false
@@ -94,7 +89,6 @@ export class SqliteKeptRows implements RebuildStorage {
   constructor(
     private readonly db: Database.Database,
     private readonly reader: EventRecordsReader,
-    private readonly marks: SqliteAuditMarks,
     private readonly counts: SqliteRecordCounts,
     private readonly texts: SqliteKeptTexts
   ) {
@@ -120,15 +114,16 @@ export class SqliteKeptRows implements RebuildStorage {
          ORDER BY event_time, event_no LIMIT @limit`
       ),
       due: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE due_at <= ? ORDER BY due_at LIMIT ?').pluck(),
-      // Rows kept since looks carry their clock (all but those of an older release): a count of the
-      // small looked_at index, where count(*) reads every report and fixed audit, freezing the event loop on a large store.
+      // A count of the small looked_at index (rows an older release kept have none): count(*) would read every report.
       size: db.prepare<[], number>('SELECT count(*) FROM audits WHERE looked_at IS NOT NULL').pluck(),
       ahead: db.prepare<[number, number], number>('SELECT event_no FROM audits WHERE looked_at > ? ORDER BY looked_at DESC LIMIT ?').pluck(),
       setting: db.prepare<[string], string>('SELECT value FROM settings WHERE name = ?').pluck(),
       setSetting: db.prepare<[string, string]>('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value'),
       forgetSetting: db.prepare<[string]>('DELETE FROM settings WHERE name = ?'),
       // Partial indexes hold these rows, so neither count reads a report.
-      listed: db.prepare<[], number>('SELECT count(*) FROM events WHERE baseband_requested = 1').pluck()
+      listed: db.prepare<[], number>('SELECT count(*) FROM events WHERE baseband_requested = 1').pluck(),
+      marked: db.prepare<[number], { seq: number; event_no: number }>('SELECT seq, event_no FROM audit_marks ORDER BY seq LIMIT ?'),
+      unmark: db.prepare<[number]>('DELETE FROM audit_marks WHERE seq <= ?')
     }
   }
 
@@ -160,8 +155,7 @@ export class SqliteKeptRows implements RebuildStorage {
             if ('error' in looked) throw new TypeError(looked.error)
             rows.set(eventNo, { ...looked, entry: row.verdict === null ? null : entryOf(row), event_time: row.event_time })
           } catch (error) {
-            if (!isUnreadableContent(error)) throw error
-            rows.set(eventNo, { ...heldOf(row), error: message(error) })
+            rows.set(eventNo, { ...heldOf(row), ...unreadable(error) })
           }
         }
         return { rows, records: this.records(eventNos) }
@@ -174,11 +168,9 @@ export class SqliteKeptRows implements RebuildStorage {
     try {
       return this.reader.of(eventNos)
     } catch (error) {
-      if (!isUnreadableContent(error)) throw error
-      if (eventNos.length === 1) return new Map([[eventNos[0]!, { error: message(error) }]])
-      const records = new Map<number, EventRecords | Unreadable>()
-      for (const eventNo of eventNos) for (const [number, read] of this.records([eventNo])) records.set(number, read)
-      return records
+      const why = unreadable(error)
+      if (eventNos.length === 1) return new Map([[eventNos[0]!, why]])
+      return new Map(eventNos.flatMap((eventNo) => [...this.records([eventNo])]))
     }
   }
 
@@ -234,8 +226,7 @@ export class SqliteKeptRows implements RebuildStorage {
       try {
         return { event_no: row.event_no, event_time: row.event_time, entry: entryOf(row) }
       } catch (error) {
-        if (!isUnreadableContent(error)) throw error
-        return { event_no: row.event_no, event_time: row.event_time, entry: { error: message(error) } }
+        return { event_no: row.event_no, event_time: row.event_time, entry: unreadable(error) }
       }
     })
   }
@@ -292,12 +283,14 @@ export class SqliteKeptRows implements RebuildStorage {
     return this.db.transaction(() => atOnce(work())).immediate()
   }
 
-  /** Events other programs wrote (audit-marks.ts); the service's own writes keep the audit in their transaction and leave none. */
+  /** Events other programs wrote (audit-marks.ts), oldest mark first, and the highest seq read (0 when none). */
   marked(limit: number): { eventNos: number[]; upTo: number } {
-    return this.marks.marked(limit)
+    const rows = this.statements.marked.all(limit)
+    return { eventNos: rows.map((row) => row.event_no), upTo: rows.at(-1)?.seq ?? 0 }
   }
 
+  /** Removes the marks up to `upTo`: one made since the read that returned it stays. */
   unmark(upTo: number): void {
-    this.marks.unmark(upTo)
+    this.statements.unmark.run(upTo)
   }
 }

@@ -1,34 +1,18 @@
 import type Database from 'better-sqlite3'
-import { asksBaseband } from '../../domain/events.js'
-import { isUnreadableContent } from '../../kept-audit/kept-check.js'
-import { callbackHead, eventJson, outputSignature, traceJson } from '../../domain/output-forms.js'
+import { outputSignature, traceJson } from '../../domain/output-forms.js'
 import type { TraceRecord } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { KeptColumn, KeptColumnRepair } from '../../kept-audit/storage.js'
-import { EVENT_COLUMNS, toEvent, type EventRow } from './event-rows.js'
+import { EVENT_COLUMNS, keptColumnsOf, readable, toEvent, type EventRow } from './event-rows.js'
 
 type StoredEvent = EventRow & { output: string | null; callback_head: string | null }
 type StoredTrace = { event_no: number; doc: string; output: string | null }
 
-/** What the kept columns of an event's row must be, made from its record by the functions its writes use. */
-interface ExpectedEvent {
-  output: string
-  callback_head: string
-  baseband_requested: 0 | 1
-}
-
 /**
- * The columns SQLite keeps in the record tables beside what they are made from (migrations.ts): an
- * event's output text and baseband-callback head (what the window reads send), whether it asks for
- * baseband data (what brings it into the audit and the callbacks), and a trace's output text. Each
- * write makes them with its record; a hand edit, another program's UPDATE or a bug would otherwise
- * be served for good (the list saying one source name while the event says another). Held here to
- * the rows they are made from, and repaired: the verifier's pass reaches every event this way.
- *
- * A text that is absent (NULL: a row an older release wrote) is not wrong: the reads make it from
- * the record. Nothing is checked while the texts are made for other sites than these (a start
- * makes them again, and until then the reads make from the records the ones it has not reached):
- * they would all differ, and none is a fault.
+ * The columns kept beside the records (keptColumnsOf, a trace's output text), held to them and
+ * repaired by the verifier's pass: a hand edit or another program's UPDATE would be served for good.
+ * A NULL text (an older release's row) is not wrong. Nothing is checked while the texts are made
+ * for other sites: they would all differ, and none is a fault.
  */
 export class SqliteKeptTexts {
   private readonly statements
@@ -67,11 +51,7 @@ export class SqliteKeptTexts {
     return this.recheck(() => ({ events: this.statements.eventsOf.all(list), traces: this.statements.tracesOf.all(list) }), repair)
   }
 
-  /**
-   * Finds what differs in one read transaction (no write lock held), then repairs it under the write
-   * lock, each row read and held to its record again: a write that landed in between made its texts
-   * with its record, so it is neither undone nor counted.
-   */
+  /** Finds what differs with no write lock held, then repairs each row read again under it: a write that landed in between is not undone. */
   private recheck(read: () => { events: StoredEvent[]; traces: StoredTrace[] }, repair: boolean): KeptColumnRepair[] {
     if (this.statements.made.get() !== this.signature) return []
     const found = this.db
@@ -81,10 +61,11 @@ export class SqliteKeptTexts {
       })
       .deferred()
     if (found.length === 0 || !repair) return found
+    const eventNos = (table: string) => new Set(found.filter(({ column }) => column.startsWith(table)).map(({ event_no }) => event_no))
     return this.db
       .transaction(() => {
         const repaired: KeptColumnRepair[] = []
-        for (const eventNo of new Set(found.filter(({ column }) => column.startsWith('events.')).map(({ event_no }) => event_no))) {
+        for (const eventNo of eventNos('events.')) {
           const row = this.statements.event.get(eventNo)
           const differs = row === undefined ? [] : this.eventDiffers(row)
           if (row === undefined || differs.length === 0) continue
@@ -97,7 +78,7 @@ export class SqliteKeptTexts {
           })
           repaired.push(...differs)
         }
-        for (const eventNo of new Set(found.filter(({ column }) => column === 'traces.output').map(({ event_no }) => event_no))) {
+        for (const eventNo of eventNos('traces.')) {
           const row = this.statements.trace.get(eventNo)
           const differs = row === undefined ? [] : this.traceDiffers(row)
           if (row === undefined || differs.length === 0) continue
@@ -125,23 +106,12 @@ export class SqliteKeptTexts {
     return made === null || made === row.output ? [] : [{ event_no: row.event_no, column: 'traces.output' }]
   }
 
-  /** Null where the record itself cannot be read: the audit's check reports it, and nothing is made of it. */
-  private expectedEvent(row: StoredEvent): ExpectedEvent | null {
-    try {
-      const event = toEvent(row)
-      return { output: eventJson(event, this.sites), callback_head: callbackHead(event), baseband_requested: asksBaseband(event.actions, this.sites) ? 1 : 0 }
-    } catch (error) {
-      if (!isUnreadableContent(error)) throw error
-      return null
-    }
+  /** Null where the record cannot be read: the audit's check reports it. */
+  private expectedEvent(row: StoredEvent) {
+    return readable(() => keptColumnsOf(toEvent(row), this.sites))
   }
 
   private expectedTrace(row: StoredTrace): string | null {
-    try {
-      return traceJson(row.event_no, JSON.parse(row.doc) as TraceRecord, this.sites)
-    } catch (error) {
-      if (!isUnreadableContent(error)) throw error
-      return null
-    }
+    return readable(() => traceJson(row.event_no, JSON.parse(row.doc) as TraceRecord, this.sites))
   }
 }

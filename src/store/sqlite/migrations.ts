@@ -1,7 +1,4 @@
-/**
- * The SQLite schema, one entry per version (`PRAGMA user_version`). Append; never edit a released
- * entry: stores in the field have applied it already.
- */
+/** The SQLite schema, one entry per version (`PRAGMA user_version`). Append; never edit a released entry: stores have applied it. */
 export const migrations: readonly string[] = [
   `CREATE TABLE users (
      name                     TEXT PRIMARY KEY,
@@ -12,8 +9,7 @@ export const migrations: readonly string[] = [
      refresh_token_expires_at INTEGER
    ) STRICT`,
 
-  // Event tracer. Times: timestamp_ms is the event time (ms); update_timestamp columns are write
-  // times in seconds. A trace is one JSON document with the pipeline's flat slash keys.
+  // timestamp_ms is the event time (ms); update_timestamp columns are write times in seconds.
   `CREATE TABLE events (
      event_no            INTEGER PRIMARY KEY,
      timestamp_ms        INTEGER NOT NULL,
@@ -50,19 +46,15 @@ export const migrations: readonly string[] = [
    ) STRICT;
    CREATE INDEX heartbeats_by_event ON heartbeats (event_no, heartbeat_id);`,
 
-  // The baseband-callback scan reads event_no, time, snr and source name: an index that holds them
-  // answers without visiting the table's rows.
+  // The baseband-callback scan reads event_no, time, snr and source name: held by the index, no row is visited.
   `DROP INDEX events_baseband_by_time;
    CREATE INDEX events_baseband_covering ON events (timestamp_ms, event_no, snr, known_source_name)
      WHERE baseband_requested = 1;`,
 
-  // Never keeps a row: /ready writes a page here to learn whether a write could be committed now
-  // (a connection SQLite opened read-only, or a database that may not grow, refuses it).
+  // Never keeps a row: /ready writes a page here to learn whether a write could be committed now.
   `CREATE TABLE write_probe (page BLOB NOT NULL) STRICT;`,
 
-  // Every change update-trace makes, written in the transaction that makes it. seq is the order of
-  // writing across every process sharing the file (writers take SQLite's lock one at a time), so
-  // the live stream reads what is new by seq; AUTOINCREMENT never hands out a seq twice.
+  // Every change update-trace makes: seq is the order of writing across every process (one writer at a time); AUTOINCREMENT never reuses one.
   `CREATE TABLE transitions (
      seq      INTEGER PRIMARY KEY AUTOINCREMENT,
      event_no INTEGER NOT NULL,
@@ -74,10 +66,9 @@ export const migrations: readonly string[] = [
    ) STRICT;
    CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`,
 
-  // What the window routes send, as JSON text made when a row is written (see output-forms.ts):
-  // a window read joins stored text. The callback scan's covering index holds the event's part of
-  // each element. The texts depend on the configured sites; `settings` says which sites they were
-  // made for, and the service makes them again at start when the sites differ (or are not yet set).
+  // What the window routes send, as JSON text made when a row is written (output-forms.ts), so a
+  // window read joins stored text. The texts depend on the sites: `settings` says which they were
+  // made for, and a start makes them again when the sites differ (output-texts.ts).
   `ALTER TABLE events ADD COLUMN output TEXT;
    ALTER TABLE events ADD COLUMN callback_head TEXT;
    ALTER TABLE traces ADD COLUMN output TEXT;
@@ -85,19 +76,13 @@ export const migrations: readonly string[] = [
    CREATE INDEX events_baseband_heads ON events (timestamp_ms, event_no, callback_head) WHERE baseband_requested = 1;
    CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;`,
 
-  // event-status shows an event's first heartbeats and, from all of them, how many there are and
-  // when the latest was stored: without this index that last figure reads every row of the event,
-  // however many; with it, one index seek.
+  // event-status shows when an event's latest heartbeat was stored: one seek, not a read of every row of the event.
   `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`,
 
-  // The audit, kept: a row per event in it (asking for baseband data; see kept-facts.ts) with the
-  // facts its rules read, reduced from the event's records, what a window read takes
-  // (kept-report.ts: the report, or the fixed audit of an event with nothing pending), and the last
-  // look at them. Each write of a record updates its event's row in the same transaction. The audit
-  // of a window is one range scan by event time; `due_at` is when the next deadline of an
-  // incomplete stage passes, which the deadline check finds by its index. Filled by the service at
-  // start (settings 'kept_audit_facts' and 'kept_audit_looks' say for which sites and deadlines
-  // the rows were made).
+  // The audit, kept: a row per event asking for baseband data with its facts (kept-facts.ts), what a
+  // window read takes (kept-report.ts: the report, or the fixed audit) and the last look; each record
+  // write updates it in its transaction. `due_at` is when the next deadline of an incomplete stage
+  // passes. Settings 'kept_audit_facts' and 'kept_audit_looks' say what the rows were made for.
   `CREATE TABLE audits (
      event_no   INTEGER PRIMARY KEY,
      facts      TEXT NOT NULL,
@@ -121,9 +106,7 @@ export const migrations: readonly string[] = [
      message  TEXT NOT NULL
    ) STRICT;`,
 
-  // One configuration per store (store/configuration.ts): settings 'configuration' records the
-  // sites and deadlines the kept audit and output texts are made for, and each serving instance
-  // keeps a lease here, renewed every few seconds and removed when it stops, with its own.
+  // One configuration per store (settings 'configuration'); each serving instance keeps a lease here with its own.
   `CREATE TABLE instances (
      id            TEXT PRIMARY KEY,
      host          TEXT NOT NULL,
@@ -132,18 +115,14 @@ export const migrations: readonly string[] = [
      renewed_at    INTEGER NOT NULL
    ) STRICT;`,
 
-  // Bounded reads of an event's facts (event-records.ts): for each configured site, the newest
-  // finished heartbeat and the newest with an error, and for each audited key its first
-  // completion, are one index seek each however many records the event has. The generated
-  // columns say what heartbeatOutput would (json_valid first: a document another program wrote
-  // that is not JSON then counts as neither, where json_extract would refuse every write of the row).
-  // The partial indexes hold only the few rows that qualify, so most writes add no index entry.
+  // Bounded reads of an event's facts (event-records.ts): each site's newest finished and newest
+  // erring heartbeat, and each audited key's first completion, one index seek each. The generated
+  // columns say what heartbeatOutput would (json_valid first: a document that is not JSON counts as
+  // neither, where json_extract would refuse every write of the row); the partial indexes hold only
+  // the few rows that qualify.
   //
-  // Writes the service did not make are marked (audit-marks.ts): a trigger on each record table
-  // notes the event in audit_marks in the writer's own transaction, for the service to look at
-  // again within seconds. The service's own connections drop their marks (a TEMP trigger), since
-  // they keep the audit in the same transaction. One mark per event: a newer mark replaces the
-  // older, so a mark made after a read has a seq beyond it.
+  // Writes the service did not make are marked (audit-marks.ts), in the writer's own transaction.
+  // One mark per event: a newer one replaces the older, so a mark made after a read has a seq beyond it.
   `ALTER TABLE heartbeats ADD COLUMN finished_site TEXT GENERATED ALWAYS AS (
      CASE WHEN json_valid(doc) AND json_type(doc, '$.site') = 'text' AND json_type(doc, '$.received.finished_time') = 'text'
           THEN json_extract(doc, '$.site') END) VIRTUAL;
@@ -184,17 +163,13 @@ export const migrations: readonly string[] = [
      BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no), (new.event_no); END;
    CREATE TRIGGER transitions_marked_delete AFTER DELETE ON transitions BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
 
-  // The clock each kept look was made at: a look made under a clock that has since moved back (its
-  // stuck stages are not stuck yet) is found by this index and made again. Rows kept before have
-  // none, and are looked at again only as their deadlines come.
+  // The clock each kept look was made at: a look under a clock that has since moved back is found and made again.
   `ALTER TABLE audits ADD COLUMN looked_at INTEGER;
    CREATE INDEX audits_by_look_time ON audits (looked_at) WHERE looked_at IS NOT NULL;`,
 
-  // How many heartbeats each event has, kept rather than counted on each read of a part of them (a
-  // COUNT(*) reads every row of the event, and an event may have millions). Kept by triggers, so
-  // every writer's rows count (the service's and another program's alike) in the writer's own
-  // transaction; filled here once from the rows already stored. A history keeps no count: it would
-  // cost every update-trace a write of its own (port.ts, historyPage).
+  // How many heartbeats each event has, kept rather than counted (an event may have millions), by
+  // triggers, so every writer's rows count in its own transaction. A history keeps no count: it
+  // would cost every update-trace a write of its own (port.ts, historyPage).
   `CREATE TABLE record_counts (
      event_no        INTEGER PRIMARY KEY,
      heartbeat_count INTEGER NOT NULL DEFAULT 0
@@ -214,9 +189,8 @@ export const migrations: readonly string[] = [
        ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = heartbeat_count + 1;
    END;`,
 
-  // An update marks its event once (the old one too only when the row moved to another event):
-  // each mark the service's own connection makes is one it discards, and the traces' update by
-  // update-trace made two of the same event (about a microsecond of each write).
+  // An update marks its event once (the old one too only when the row moved): each mark is an insert
+  // the service's own connection discards, and update-trace made two.
   `DROP TRIGGER events_marked_update;
    CREATE TRIGGER events_marked_update AFTER UPDATE OF event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested ON events
      BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
@@ -243,13 +217,10 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER transitions_marked_moved AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no
      BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
 
-  // Each key's first completion is found in a narrower index: its key written short, the stage as a
-  // digit and then the site (`2kko` for stages/baseband_conversion/sites/kko), where
-  // transitions_completions held the whole key, some 40 bytes. Nearly every update-trace adds an
-  // entry, and the wide entries filled about twice the pages, each one written to the write-ahead
-  // log at every commit (docs/performance.md, "Beside 53fdc3f"). A
-  // generated column, so every writer's rows are indexed alike; a key of no stage has none. The
-  // digits are the stages' order here, fixed: completionOf (event-records.ts) writes them alike.
+  // Each key's first completion in a narrower index: the stage as a digit, then the site (`2kko` for
+  // stages/baseband_conversion/sites/kko), where the whole key took some 40 bytes and twice the
+  // pages written to the WAL at every commit (docs/performance.md, "Beside 53fdc3f"). Generated, so
+  // every writer's rows are indexed alike. The digits are fixed: completionOf (event-records.ts) writes them alike.
   `ALTER TABLE transitions ADD COLUMN completion TEXT GENERATED ALWAYS AS (
      CASE WHEN "to" IS NOT 'complete' THEN NULL
           WHEN key = 'stages/tsar_classification' THEN '0'

@@ -2,21 +2,13 @@ import Database from 'better-sqlite3'
 
 /**
  * Every better-sqlite3 connection this process opens, and every statement prepared on one, kept
- * until the process exits: none of them may ever be garbage collected.
- *
- * Why: better-sqlite3 12 wraps its Database and Statement objects in node::ObjectWrap, whose
- * header is compiled into the addon. From Node 24 on that header registers an environment cleanup
- * hook for each object and removes it in the destructor, through the environment of the isolate's
- * current context; when V8 collects a statement at a moment when that context is not one of Node's,
- * the environment is null and Node aborts the process (`Assertion failed: (env) != nullptr` in
- * `Statement::~Statement`, exit 134). On Node 24.21 that killed about two `seed --demo` runs in
- * five, and servers at their first start; kept alive, none in thirty. better-sqlite3 13 (N-API)
- * does not have the flaw but does not run on Node 20, which the service supports too.
- *
- * A kept object is deleted when the process exits, by the cleanup hook it registered, while the
- * environment still exists. The cost is memory for what is opened: a connection prepares its
- * statements once (about sixty objects), and a server opens one connection for its life (a reopen
- * after a read-only or broken file adds one), so this never grows with the requests served.
+ * until the process exits: none may ever be garbage collected. better-sqlite3 12 wraps them in
+ * node::ObjectWrap, whose destructor (from Node 24 on) finds the environment through the isolate's
+ * current context; collected while that is not one of Node's, the process aborts
+ * (`Assertion failed: (env) != nullptr` in `Statement::~Statement`, exit 134: about two
+ * `seed --demo` runs in five on Node 24.21). better-sqlite3 13 (N-API) lacks the flaw but not Node
+ * 20 support. The cost is bounded: a connection prepares its statements once, and a server opens
+ * one for its life (plus one per reopen), so this never grows with the requests served.
  */
 const kept: object[] = []
 
@@ -25,12 +17,7 @@ function keep<T extends object>(handle: T): T {
   return handle
 }
 
-/**
- * `db`, kept alive for the life of the process, with every statement prepared on it kept too.
- * `prepare` keeps what it returns; `pragma`, which better-sqlite3 runs through a statement it makes
- * and drops, runs through a kept one. Statements the library caches itself (the transaction
- * controller's) live as long as the connection does.
- */
+/** `db`, kept alive with every statement prepared on it: `pragma`, which better-sqlite3 runs through a statement it drops, runs through a kept one. */
 export function keptAlive(db: Database.Database): Database.Database {
   if (kept.includes(db)) return db
   keep(db)
@@ -47,10 +34,7 @@ export function keptAlive(db: Database.Database): Database.Database {
   return db
 }
 
-/** `new Database(path, options)`, kept alive (see keptAlive): the only way this service opens a connection. */
+/** `new Database(path, options)`, kept alive: the only way this service opens a connection. */
 export function openKeptDatabase(path: string, options?: Database.Options): Database.Database {
   return keptAlive(new Database(path, options))
 }
-
-/** How many connections and statements this process keeps (for tests of the bound). */
-export const keptCount = () => kept.length

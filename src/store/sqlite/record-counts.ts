@@ -1,11 +1,9 @@
 import type Database from 'better-sqlite3'
 
 /**
- * The kept heartbeat counts (record_counts, kept by triggers: migrations.ts) held against the rows
- * they count, so that a count that drifted (another program's INSERT OR REPLACE on a connection
- * without recursive triggers deletes a row without its trigger) is not served for ever. A count is
- * checked by reading at most RECOUNT_BOUND index entries of its event, so no check costs time that
- * grows with one event's heartbeats: an event with more is not checked.
+ * The kept heartbeat counts (record_counts, kept by triggers) held against the rows they count: a
+ * count drifts when another program's INSERT OR REPLACE deletes a row without its trigger. A check
+ * reads at most RECOUNT_BOUND index entries of an event; an event with more is not checked.
  */
 export const RECOUNT_BOUND = 1000
 

@@ -6,12 +6,8 @@ import type { SqliteKeptInWrites } from './kept-in-writes.js'
 export type FactChange = readonly [eventNo: number, change: (facts: KeptFacts) => void] | null
 
 /**
- * The one way the SQLite adapter writes a record table (events, traces, datatrail, heartbeats,
- * transitions). Each write statement is prepared here with the change its run makes to its event's
- * kept facts, and runs only inside `transaction`, which keeps the audit of everything written in it
- * before the transaction ends. So no record reaches the file without its event's audit kept in the
- * same transaction, and no writer has to remember to keep it (test/store/record-writes.ts holds
- * every statement of the adapter to this: none writes a record table but through here).
+ * The one way the adapter writes a record table (test/store/record-writes.ts holds it to this): each
+ * statement runs only inside `transaction`, which keeps the audit of all it wrote before it ends.
  */
 export class RecordWrites {
   private readonly pending: Exclude<FactChange, null>[] = []
@@ -22,10 +18,7 @@ export class RecordWrites {
     private readonly audits: SqliteKeptInWrites
   ) {}
 
-  /**
-   * A statement that writes a record table: each run writes, then queues what `change` says the
-   * run did to the facts (from its parameters, its result, and what the writer passes beside them).
-   */
+  /** Each run writes, then queues what `change` says it did to the facts (from its parameters, result and the writer's context). */
   statement<P extends object, C = undefined>(sql: string, change: (params: P, result: Database.RunResult, context: C) => FactChange) {
     const prepared = this.db.prepare(sql)
     const run = (params: P) => (Array.isArray(params) ? prepared.run(...(params as unknown[])) : prepared.run(params))
@@ -38,19 +31,12 @@ export class RecordWrites {
     }
   }
 
-  /**
-   * `work` as a transaction (a savepoint inside another) that keeps the audit of every record it
-   * wrote before it ends; a work that throws is undone with nothing kept.
-   */
+  /** `work` as a transaction (a savepoint inside another) that keeps the audit of what it wrote; one that throws keeps nothing. */
   transaction<A extends unknown[], R>(work: (...args: A) => R): Database.Transaction<(...args: A) => R> {
     return this.db.transaction((...args: A): R => this.kept(work, args))
   }
 
-  /**
-   * `work` inside a transaction its caller holds, keeping the audit of what it wrote before it
-   * returns, with no savepoint of its own: a `work` that throws leaves the caller's transaction to
-   * undo, whole (GroupCommit's batch does).
-   */
+  /** The same inside a transaction its caller holds, with no savepoint: one that throws leaves that transaction to undo, whole (GroupCommit). */
   withinTransaction<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => R {
     return (...args: A): R => {
       if (!this.db.inTransaction) throw new Error('RecordWrites.withinTransaction runs only inside a transaction its caller holds')

@@ -13,24 +13,18 @@ import {
 import { InstanceLease } from '../configuration-use.js'
 
 /**
- * The store's configuration and its leases on one connection (ConfigurationStorage): the settings
- * row `configuration` (or, on a store an earlier release kept the audit of, the rows of its
- * signatures) and the table `instances`. Every answer comes at once.
+ * The store's configuration and its leases on one connection: the settings row `configuration` (or,
+ * on a store an earlier release kept the audit of, its signatures) and the table `instances`.
  */
 export class SqliteConfiguration implements ConfigurationStorage {
-  /**
-   * Each statement prepared once, at its first use: a connection keeps every statement prepared on
-   * it for the process's life (native-lifetimes.ts), and a lease renews on its own connection every
-   * LEASE_RENEW_MS for as long as its instance serves.
-   */
+  /** Each statement prepared at its first use, once: a connection keeps them all for life (native-lifetimes.ts), and a lease renews for as long as it serves. */
   private readonly prepared = new Map<string, Database.Statement>()
 
   constructor(private readonly db: Database.Database) {}
 
   private statement<Parameters extends unknown[], Row = unknown>(sql: string): Database.Statement<Parameters, Row> {
-    let statement = this.prepared.get(sql)
-    if (statement === undefined) this.prepared.set(sql, (statement = this.db.prepare(sql)))
-    return statement as unknown as Database.Statement<Parameters, Row>
+    if (!this.prepared.has(sql)) this.prepared.set(sql, this.db.prepare(sql))
+    return this.prepared.get(sql) as unknown as Database.Statement<Parameters, Row>
   }
 
   stored(): StoredConfiguration {
@@ -69,13 +63,10 @@ export class SqliteConfiguration implements ConfigurationStorage {
   }
 
   cannotWrite(error: unknown): boolean {
-    return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_READONLY')
+    return String((error as { code?: unknown }).code).startsWith('SQLITE_READONLY')
   }
 }
 
-/**
- * A serving instance's lease (store/configuration-use.ts), renewed on a connection of its own,
- * `db`, so that the store's reopening never interrupts it; closed once the lease is removed.
- */
+/** A serving instance's lease (configuration-use.ts), renewed on a connection of its own that no reopen interrupts. */
 export const sqliteLease = (db: Database.Database, lease: { instance: Instance; now: () => number }, configuration: StoreConfiguration, lost: (error: ConfigurationConflictError) => void) =>
   new InstanceLease(new SqliteConfiguration(db), lease.instance, configuration, lease.now, lost, () => db.close())

@@ -6,64 +6,49 @@ import { StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
-import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, type Access } from './database.js'
+import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, throughBusy, type Access } from './database.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
 import type { ConfigurationConflictError, ConfigurationUse, Instance } from '../configuration.js'
 import { resolveConfiguration } from '../configuration-use.js'
 import { atOnce } from '../../maybe.js'
 import { SqliteConfiguration, sqliteLease } from './store-configuration.js'
-import { throughBusy } from './through-busy.js'
 import { DEFAULT_STAGE_DEADLINES, parseStageDeadlines, type StageDeadlines } from '../../domain/stage-deadlines.js'
 
 const DEFAULT_DEADLINES = parseStageDeadlines(DEFAULT_STAGE_DEADLINES)
 
-/**
- * A connection that a reopen may cure is replaced at most this often: a file that stays unusable
- * costs one open a second, however many requests meet it.
- */
+/** A connection a reopen may cure is replaced at most this often: a file that stays unusable costs one open a second. */
 export const REOPEN_INTERVAL_MS = 1000
 
-/**
- * What a statement waits for another process's lock: nothing. SQLite would wait synchronously, on
- * the event loop, freezing every request; the store's operations wait between tries instead
- * (lock-waits.ts), for busyTimeoutMs in all, and a start waits in throughBusy before serving.
- */
+/** A statement waits for no lock: SQLite would wait on the event loop; operations wait between tries instead (lock-waits.ts, throughBusy). */
 const NO_LOCK_WAIT_MS = 0
 
 export interface SqliteOptions {
-  /** How long a statement waits for another process's lock before the store counts as unavailable. */
+  /** How long an operation waits for another process's lock before the store counts as unavailable. */
   busyTimeoutMs?: number
   /** Makes the Database of each connection: a test passes one that fails as a file or a disk would. */
   createDatabase?: (path: string) => Database.Database
   /** The clock that spaces reopens: injected, so tests need no real time. */
   now?: () => number
-  /** When there is no file at `path`: create it unless told otherwise. */
   whenMissing?: WhenMissing
-  /** The stage deadlines the kept audit looks with: the defaults unless given. */
   deadlines?: StageDeadlines
-  /** How this process treats the store's configuration (store/configuration.ts); `adopt` unless given. */
+  /** How this process treats the store's configuration (store/configuration.ts). */
   configuration?: ConfigurationUse
-  /** `read-only` for a command that only reads: never written, never migrated (database.ts); `read-write` unless given. */
+  /** `read-only` for a command that only reads: never written, never migrated (database.ts). */
   access?: Access
   /** A serving instance: holds a lease with its configuration while the store is open (not for `:memory:`). */
   instance?: Instance
-  /** Told when the start changed the store's configuration or makes its kept state (output texts, kept audit) again. */
+  /** Told when the start changed the store's configuration or makes its kept state again. */
   notify?: (line: string) => void
   /** Told when the instance finds the store's configuration changed under it: it must stop serving. */
   lost?: (error: ConfigurationConflictError) => void
-  /** When output texts and a kept audit that are due are made again (kept-audit-rebuild.ts); `before-open` unless given. */
+  /** When output texts and a kept audit that are due are made again (kept-audit-rebuild.ts). */
   rebuild?: RebuildWhen
-  /** Events rebuilt a transaction while it is: REBUILD_BATCH unless given. */
+  /** Events rebuilt, and rows of the output texts made again, a transaction: REBUILD_BATCH and TEXTS_BATCH unless a test's smaller. */
   rebuildBatch?: number
-  /** Rows of the output texts made again a transaction: TEXTS_BATCH unless given (a test's smaller). */
   textsBatch?: number
-  /** How a rebuild `while-serving` yields before each batch (of the texts, then of the audit): setImmediate unless a test steps it. */
+  /** How a rebuild `while-serving` yields before each batch: setImmediate unless a test steps it. */
   rebuildPace?: (next: () => void) => void
-  /**
-   * What the batches a rebuild `while-serving` leaves wait for before the first: a server's
-   * listening (open.ts), so that none of them runs between the steps of the app's start and holds
-   * the listening up. At once unless given.
-   */
+  /** What a rebuild `while-serving` waits for before its second batch: a server's listening (open.ts), which no batch may hold up. */
   rebuildAfter?: Promise<void>
 }
 
@@ -77,17 +62,10 @@ export function openSqliteStore(
   const { configuration = 'adopt', notify = () => {}, lost = () => {}, rebuild: when = 'before-open', rebuildBatch, textsBatch, rebuildPace } = options
   const lease = options.instance === undefined || path === ':memory:' || configuration !== 'adopt' ? undefined : { instance: options.instance, now }
   const wanted = { sites: sites.names, deadlines }
-  const rebuild = new KeptAuditRebuild({
-    busyTimeoutMs,
-    notify,
-    ...(rebuildBatch === undefined ? {} : { batch: rebuildBatch }),
-    ...(textsBatch === undefined ? {} : { textsBatch }),
-    ...(rebuildPace === undefined ? {} : { pace: rebuildPace })
-  })
+  const rebuild = new KeptAuditRebuild({ busyTimeoutMs, notify, batch: rebuildBatch, textsBatch, pace: rebuildPace })
   let batchesLeft = false
-  // A reopen never creates: a file removed under a running service leaves it unavailable, not empty.
-  // Only the start begins a rebuild (the output texts, then the kept audit): a reopen's connection
-  // takes the batches of one under way. A start that makes nothing learns how far one went.
+  // A reopen never creates (a file removed under a service leaves it unavailable, not empty), nor
+  // begins a rebuild: it takes the batches of one under way. A start that makes nothing learns how far one went.
   const connect = (creating: WhenMissing = 'refuse', starting = false) => {
     const db = openDatabase(path, NO_LOCK_WAIT_MS, createDatabase, creating, access)
     try {
@@ -121,12 +99,7 @@ export function openSqliteStore(
   }
 }
 
-/**
- * better-sqlite3 is synchronous, so every operation runs to completion before another request's code
- * runs; across processes, SQLite's locks serialise writes. When the connection itself is what fails
- * (opened read-only, broken by an I/O error) the store reopens the file by itself, between two
- * operations, so no transaction is ever cut.
- */
+/** Operations run whole (better-sqlite3 is synchronous); a connection that fails is replaced between two, so no transaction is cut. */
 class SqliteAdapter implements StoreAdapter {
   readonly kind = 'sqlite'
   private closed = false
@@ -148,13 +121,11 @@ class SqliteAdapter implements StoreAdapter {
     return this.connection.collections
   }
 
-  /** The connection to use now (a reopen may have replaced it). */
   current(): SqliteConnection {
     this.collections()
     return this.connection
   }
 
-  /** Throws SQLITE_BUSY while another process holds the write lock; takes it and gives it back at once otherwise. */
   probeLock(): void {
     this.collections()
     this.connection.probeLock()
@@ -166,11 +137,7 @@ class SqliteAdapter implements StoreAdapter {
     return asStoreError(error)
   }
 
-  /**
-   * Ready when a write could be committed now: the probe writes a page and rolls it back, which a
-   * lock, a read-only connection or a database that may not grow refuse. After a full disk it
-   * commits the page instead, until that works again. Nothing reaches the disk unless it commits.
-   */
+  /** Ready when a write could be committed now (tryWrite); after a full disk, once a page commits again. */
   ping(): void {
     this.collections()
     if (!this.outOfSpace) return this.connection.tryWrite()
@@ -183,12 +150,7 @@ class SqliteAdapter implements StoreAdapter {
     this.connection.close()
   }
 
-  /**
-   * Replaces the connection, unless the last attempt was too recent. The new one is opened before
-   * the old one closes, and SQLite keeps every committed transaction in the file or its WAL, so
-   * nothing committed is lost. While the file cannot be opened, the old connection serves what it
-   * still can (a read-only one still reads).
-   */
+  /** The new connection opens before the old one closes; while the file cannot be opened, the old one serves what it can. */
   private reopen(): void {
     const now = this.now()
     if (this.connect === undefined || now - this.lastReopen < REOPEN_INTERVAL_MS) return

@@ -16,18 +16,15 @@ const pathTo = (key: string) => `$.${JSON.stringify(key)}`
 const NEW_DOCUMENT = `json_set(@template, '$.event_no', CAST(@eventNo AS INTEGER), '$.create_timestamp', @now, '$.update_timestamp', @now)`
 
 /**
- * The output text of a new trace (see output-forms.ts), filled in likewise. The output is kept in
- * step with the document by the same statement, so a write costs no read: the keys are in place
- * from the start, and `json_set` replaces a value where it stands. The write time goes in as the
- * JSON text JavaScript makes of it (`json(@nowText)` keeps it as it is), so the bytes are those a
- * text made from the document would have; SQLite's own rendering of a REAL differs (`5.0`).
+ * The output text of a new trace (output-forms.ts), kept in step with the document by the same
+ * statement, so a write costs no read: the keys are in place from the start, and `json_set`
+ * replaces a value where it stands. The write time goes in as JavaScript's JSON text of it
+ * (`json(@nowText)`): SQLite's own rendering of a REAL differs (`5.0`).
  */
 const NEW_OUTPUT = `json_set(@outputTemplate, '$.event_no', CAST(@eventNo AS INTEGER), '$.update_timestamp', json(@nowText))`
 
-/** The columns of a transition, as the port names them. */
 export const TRANSITION_COLUMNS = `key, "from", "to", at, by`
 
-/** A transition with its place in the order of writing. */
 type PositionedRow = TransitionRecord & { seq: number }
 
 /** A value another writer stored that is not text, as text: a transition's `from` is a string. */
@@ -36,24 +33,21 @@ const asText = (value: unknown): string | null => (value === null || typeof valu
 /** Traces: one JSON document per event, with the flat slash keys the pipeline writes, and their history. */
 export class SqliteTraces implements Adapter<TraceCollection> {
   private readonly statements
-  /** The text of a new trace of the configured sites, with every key `incomplete`, and its output text. */
-  private readonly template: string
-  private readonly outputTemplate: string
-  private readonly outputKeys: ReadonlySet<string>
+  readonly create: (eventNo: number, now: number) => void
   /** Reads the old value, writes the new one and, when it changed, its transition; concurrent ones commit together. */
-  private readonly statusWrites: GroupCommit<[eventNo: number, key: string, status: WrittenStatus, now: number, by: string], boolean>
-  private readonly createOne: (eventNo: number, now: number) => void
-  private readonly recordAll: (transitions: readonly FeedTransition[]) => number
-  private readonly upsertAll: (traces: readonly TraceRecord[]) => void
+  readonly setStatus: (eventNo: number, key: string, status: WrittenStatus, now: number, by: string) => Promise<boolean>
+  readonly record: (transitions: readonly FeedTransition[]) => number
+  readonly upsert: (traces: readonly TraceRecord[]) => number
 
   constructor(
     private readonly db: Database.Database,
     sites: Sites,
     records: RecordWrites
   ) {
-    this.template = JSON.stringify(newTraceDocument(sites, 0, 0))
-    this.outputTemplate = newTraceJson(sites)
-    this.outputKeys = new Set(sites.traceKeys)
+    // A new trace of the configured sites, with every key `incomplete`, and its output text.
+    const template = JSON.stringify(newTraceDocument(sites, 0, 0))
+    const outputTemplate = newTraceJson(sites)
+    const outputKeys = new Set(sites.traceKeys)
     // A value that did not change moves nothing the audit reads.
     const statusChange = ({ eventNo, status }: { eventNo: number; status: string }, _result: unknown, { key, changed }: { key: string; changed: boolean }): FactChange =>
       changed ? [eventNo, (facts) => applyStatus(facts, key, status, undefined, sites)] : null
@@ -67,12 +61,10 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
-      // A key of no configured site is kept in the document but is not output; the output holds the
-      // status as read (`shown`: a stored `not_required` reads `complete`), the document as written.
-      // A trace is made with its first status, or has it set: two statements, not an upsert, since
-      // an upsert makes the new row's documents from the templates before it finds the trace there,
-      // four JSON edits of a kilobyte thrown away by nearly every write (docs/performance.md,
-      // "Beside 53fdc3f").
+      // A key of no configured site is not output; the output holds the status as read (`shown`: a
+      // stored `not_required` reads `complete`). Two statements, not an upsert, which would make the
+      // new row's documents before finding the trace there: four JSON edits of a kilobyte thrown away
+      // by nearly every write (docs/performance.md, "Beside 53fdc3f").
       createWithStatus: records.statement<
         { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
@@ -106,11 +98,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
       ),
-      // A part of the history is read from transitions_by_event (event_no, at, seq), entered at the
-      // position: its cost is the part's, however deep the position lies. After a position, the
-      // transitions of the same `at` come first, then those of later ones: two seeks. (A row value,
-      // `(at, seq) > (@at, @seq)`, is entered at `at` alone, and passes over every transition of
-      // that `at` before the position one by one: an import may write a million of them.)
+      // A part of the history costs the part, however deep the position: two seeks of
+      // transitions_by_event, the same `at` then later ones. A row value, `(at, seq) > (@at, @seq)`,
+      // would pass over every transition of that `at` before the position (an import writes millions).
       historyFirst: db.prepare<{ eventNo: number; limit: number }, PositionedRow>(
         `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo ORDER BY at, seq LIMIT @limit`
       ),
@@ -120,7 +110,6 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       historyLaterAt: db.prepare<{ eventNo: number; at: number; limit: number }, PositionedRow>(
         `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo AND at > @at ORDER BY at, seq LIMIT @limit`
       ),
-      // Kept by triggers (migrations.ts), so that no read counts the rows.
       replace: records.statement<[number, string, string], TraceRecord>(
         `INSERT INTO traces (event_no, doc, output) VALUES (?, ?, ?)
          ON CONFLICT (event_no) DO UPDATE SET doc = excluded.doc, output = excluded.output`,
@@ -128,30 +117,31 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       )
     }
     const { current, createWithStatus, setStatus, record, create, recordOfTrace, replace } = this.statements
-    this.createOne = records.transaction((eventNo: number, now: number) => {
-      create({ eventNo, template: this.template, outputTemplate: this.outputTemplate, now, nowText: JSON.stringify(now) }, undefined)
+    this.create = records.transaction((eventNo: number, now: number) => {
+      create({ eventNo, template, outputTemplate, now, nowText: JSON.stringify(now) }, undefined)
     })
-    this.recordAll = records.transaction((transitions: readonly FeedTransition[]) =>
+    this.record = records.transaction((transitions: readonly FeedTransition[]) =>
       transitions.reduce((added, transition) => added + recordOfTrace(transition, undefined).changes, 0)
     )
-    this.upsertAll = records.transaction((traces: readonly TraceRecord[]) => {
+    this.upsert = records.transaction((traces: readonly TraceRecord[]) => {
       for (const trace of traces) {
         const eventNo = trace.event_no as number
         replace([eventNo, JSON.stringify(trace), traceJson(eventNo, trace, sites)], trace)
       }
+      return traces.length
     })
     // Inside an IMMEDIATE transaction: the write lock is taken before the read, so no other process writes in between.
-    this.statusWrites = new GroupCommit(
+    const statusWrites = new GroupCommit(
       db,
       (eventNo: number, key: string, status: WrittenStatus, now: number, by: string) => {
         const path = pathTo(key)
         const before = current.get({ eventNo, path })
-        const output = this.outputKeys.has(key) ? 1 : 0
+        const output = outputKeys.has(key) ? 1 : 0
         const from = before === undefined ? null : asText(before.value)
         const changed = from !== status
         const shown = storedStatus({ [key]: status }, key)
         const nowText = JSON.stringify(now)
-        if (before === undefined) createWithStatus({ eventNo, template: this.template, outputTemplate: this.outputTemplate, path, output, status, shown, now, nowText }, { key, changed })
+        if (before === undefined) createWithStatus({ eventNo, template, outputTemplate, path, output, status, shown, now, nowText }, { key, changed })
         else setStatus({ eventNo, path, output, status, shown, now, nowText }, { key, changed })
         if (!changed) return false
         record({ eventNo, key, from, to: status, at: now, by }, undefined)
@@ -159,14 +149,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       },
       { alone: (work) => records.transaction(work), together: (work) => records.withinTransaction(work) }
     )
-  }
-
-  create(eventNo: number, now: number): void {
-    this.createOne(eventNo, now)
-  }
-
-  setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean> {
-    return this.statusWrites.submit(eventNo, key, status, now, by)
+    this.setStatus = (...args) => statusWrites.submit(...args)
   }
 
   find(eventNo: number): TraceRecord | null {
@@ -197,14 +180,5 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         next: rows.length > limit && last !== undefined ? { at: last.at, written: last.seq } : null
       }
     })()
-  }
-
-  record(transitions: readonly FeedTransition[]): number {
-    return this.recordAll(transitions)
-  }
-
-  upsert(traces: readonly TraceRecord[]): number {
-    this.upsertAll(traces)
-    return traces.length
   }
 }

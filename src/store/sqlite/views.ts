@@ -7,25 +7,25 @@ import type { StoreViews } from '../port.js'
 import type { Sites } from '../../vocabulary.js'
 import type { SqliteDatatrail } from './datatrail.js'
 import { EventRecordsReader } from './event-records.js'
-import { windowEvents } from './window-events.js'
 import type { SqliteEvents } from './events.js'
 import type { SqliteHeartbeats } from './heartbeats.js'
 import type { SqliteTraces } from './traces.js'
-import { basebandWhileRewriting, type OutputTextsState, type TextsMadeUpTo } from './output-texts.js'
+import { basebandWhileRewriting, type OutputTextsState } from './output-texts.js'
 
-interface CallbackRowText {
+interface CallbackRow {
   event_no: number
   timestamp_ms: number
   callback_head: string | null
   output: string | null
-  /** Only when the trace has no output text (written by an older version of the service). */
+  /** Only where the trace has no output text that may be sent. */
   doc: string | null
 }
 
-/** A row of the callbacks while the texts are made again: with what the event's part is made of where its text may not be sent. */
-type CallbackRowRewriting = CallbackRowText & { snr: number; known_source_name: string }
+/** While the texts are made again: with what the event's part is made of where its text may not be sent. */
+type CallbackRowRewriting = CallbackRow & { snr: number; known_source_name: string }
 
-type CallbackParameters = { afterTime: number; afterNo: number; end: number; limit: number }
+type Parameters = { afterTime: number; afterNo: number; end: number; limit: number }
+type Position = { time: number; event_no: number }
 
 /** Reads across the tables: one event's parts, the baseband-callback scan, and a window's parts. */
 export class SqliteViews implements Adapter<StoreViews> {
@@ -40,20 +40,17 @@ export class SqliteViews implements Adapter<StoreViews> {
     private readonly sites: Sites,
     private readonly texts: OutputTextsState
   ) {
-    // A range scan of a covering partial index, exactly the rows returned, joined to each trace's
-    // output text: both halves of every element are stored text, so nothing is parsed.
-    this.callbacks = db.prepare<CallbackParameters, CallbackRowText>(
+    // A range scan of a covering partial index joined to each trace's output text: nothing is parsed.
+    this.callbacks = db.prepare<Parameters, CallbackRow>(
       `SELECT e.event_no, e.timestamp_ms, e.callback_head, t.output, CASE WHEN t.output IS NULL THEN t.doc END AS doc
        FROM events e LEFT JOIN traces t ON t.event_no = e.event_no
        WHERE e.baseband_requested = 1 AND (e.timestamp_ms, e.event_no) > (@afterTime, @afterNo)
          AND e.timestamp_ms < @end
        ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
     )
-    // While the texts are made again (output-texts.ts): the events of the window by time, each
-    // flag, head and trace text taken as stored only where the rewrite has passed its row, made
-    // from the record elsewhere. Slower (every event of the window is looked at, not only those
-    // flagged), for as long as the rewrite lasts; the statement above keeps its covering index.
-    this.callbacksRewriting = db.prepare<CallbackParameters & { eventsMade: number; tracesMade: number }, CallbackRowRewriting>(
+    // While the texts are made again: each flag, head and trace text as stored only where the rewrite
+    // passed its row. Slower (every event of the window is looked at), so the one above stays apart.
+    this.callbacksRewriting = db.prepare<Parameters & { eventsMade: number; tracesMade: number }, CallbackRowRewriting>(
       `SELECT e.event_no, e.timestamp_ms, e.snr, e.known_source_name,
               CASE WHEN e.event_no <= @eventsMade THEN e.callback_head END AS callback_head,
               CASE WHEN t.event_no <= @tracesMade THEN t.output END AS output,
@@ -63,10 +60,8 @@ export class SqliteViews implements Adapter<StoreViews> {
          AND e.timestamp_ms < @end
        ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
     )
-    // The window's parts: the page of events, then what their facts are made from, with the bounded
-    // read of the kept audit (event-records.ts), all in one read transaction (one snapshot).
     this.window = db.transaction(windowEvents(db, new EventRecordsReader(db, sites), texts))
-    // Four index lookups in one read transaction, so the parts come from one snapshot.
+    // One read transaction: the parts come from one snapshot.
     this.eventParts = db.transaction((eventNo: number, { heartbeatLimit }: { heartbeatLimit?: number } = {}) => {
       // SQLite reads LIMIT -1 as no limit.
       const heartbeats = tables.heartbeats.readPage(eventNo, null, heartbeatLimit ?? -1)
@@ -90,24 +85,68 @@ export class SqliteViews implements Adapter<StoreViews> {
     const position = after ?? { timestamp: window.start, event_no: -1 }
     const parameters = { afterTime: position.timestamp, afterNo: position.event_no, end: window.end, limit }
     const made = this.texts.underWay()
-    if (made !== null) return this.callbackPageWhileRewriting(parameters, made)
-    return this.callbacks.all(parameters).map((row) => {
-      // Rows without their texts were written by an older version of the service since this one made them.
-      const head = row.callback_head ?? callbackHead(this.tables.events.find(row.event_no)!)
-      return { position: { timestamp: row.timestamp_ms, event_no: row.event_no }, json: callbackJson(head, this.traceText(row)) }
+    const rows: (CallbackRow | CallbackRowRewriting)[] =
+      made === null ? this.callbacks.all(parameters) : this.callbacksRewriting.all({ ...parameters, eventsMade: made.events, tracesMade: made.traces })
+    return rows.map((row) => {
+      // No head: written by an older version of the service since this one made the texts, or (the
+      // row's columns read with it) not reached by a rewrite, whose text is another site's.
+      const head =
+        row.callback_head ??
+        callbackHead('snr' in row ? { event_no: row.event_no, snr: row.snr, known_source_name: row.known_source_name, timestamp: row.timestamp_ms } : this.tables.events.find(row.event_no)!)
+      const trace = row.output ?? (row.doc === null ? null : traceJson(row.event_no, JSON.parse(row.doc) as TraceRecord, this.sites))
+      return { position: { timestamp: row.timestamp_ms, event_no: row.event_no }, json: callbackJson(head, trace) }
     })
   }
+}
 
-  /** The page while the texts are made again: rows the rewrite has not reached are sent as their records say, never as another site's text. */
-  private callbackPageWhileRewriting(parameters: CallbackParameters, made: TextsMadeUpTo): OutputRow[] {
-    return this.callbacksRewriting.all({ ...parameters, eventsMade: made.events, tracesMade: made.traces }).map((row) => {
-      const head = row.callback_head ?? callbackHead({ event_no: row.event_no, snr: row.snr, known_source_name: row.known_source_name, timestamp: row.timestamp_ms })
-      return { position: { timestamp: row.timestamp_ms, event_no: row.event_no }, json: callbackJson(head, this.traceText(row)) }
-    })
-  }
+const compare = (a: Position, b: Position) => a.time - b.time || a.event_no - b.event_no
 
-  /** The trace's text: stored, or made from its document where the row holds none that may be sent; null without a trace. */
-  private traceText(row: CallbackRowText): string | null {
-    return row.output ?? (row.doc === null ? null : traceJson(row.event_no, JSON.parse(row.doc) as TraceRecord, this.sites))
+/**
+ * A page of the window's events in the audit with what their facts are made from, in (event time,
+ * event_no) order, inside the caller's read transaction. They come from two index ranges, the
+ * flagged events and the kept audits, which differ only after a hand edit: the records (the
+ * actions) say whether an event is in the audit. Past the last row of a range that filled its page
+ * that range may hold more, so the page stops there. While the texts are made again, a flag the
+ * rewrite has not reached is made from the actions (output-texts.ts).
+ */
+function windowEvents(db: Database.Database, records: EventRecordsReader, texts: OutputTextsState) {
+  const flaggedSql = (flag: string) =>
+    `SELECT event_no, timestamp_ms AS time FROM events
+     WHERE ${flag} = 1 AND (timestamp_ms, event_no) > (@afterTime, @afterNo) AND timestamp_ms < @end
+     ORDER BY timestamp_ms, event_no LIMIT @limit`
+  const flagged = db.prepare<Parameters, { event_no: number; time: number }>(flaggedSql('baseband_requested'))
+  const flaggedRewriting = db.prepare<Parameters & { eventsMade: number }, { event_no: number; time: number }>(flaggedSql(basebandWhileRewriting('')))
+  const kept = db.prepare<Parameters, { event_no: number; time: number }>(
+    `SELECT event_no, event_time AS time FROM audits
+     WHERE (event_time, event_no) > (@afterTime, @afterNo) AND event_time < @end
+     ORDER BY event_time, event_no LIMIT @limit`
+  )
+  return (afterTime: number, afterNo: number, end: number, limit: number): WindowEventParts[] => {
+    const page: WindowEventParts[] = []
+    for (let position: Position = { time: afterTime, event_no: afterNo }; ; ) {
+      const wanted = limit - page.length
+      const parameters = { afterTime: position.time, afterNo: position.event_no, end, limit: wanted }
+      const made = texts.underWay()
+      const listed = made === null ? flagged.all(parameters) : flaggedRewriting.all({ ...parameters, eventsMade: made.events })
+      const ranges = [listed, kept.all(parameters)]
+      const horizon = ranges
+        .filter((rows) => rows.length === wanted)
+        .map((rows) => rows.at(-1)!)
+        .reduce<Position | null>((nearest, last) => (nearest === null || compare(last, nearest) < 0 ? last : nearest), null)
+      const eventNos = [...new Set(ranges.flat().map((row) => row.event_no))]
+      const read = records.of(eventNos)
+      const found: WindowEventParts[] = []
+      for (const eventNo of eventNos) {
+        const { event, ...parts } = read.get(eventNo)!
+        if (event === null || !event.baseband_requested || event.timestamp >= end) continue
+        const at = { time: event.timestamp, event_no: eventNo }
+        if (compare(at, position) <= 0 || (horizon !== null && compare(at, horizon) > 0)) continue
+        found.push({ ...parts, event })
+      }
+      found.sort((a, b) => a.event.timestamp - b.event.timestamp || a.event.event_no - b.event.event_no)
+      page.push(...found.slice(0, wanted))
+      if (horizon === null || page.length === limit) return page
+      position = horizon
+    }
   }
 }
