@@ -52,8 +52,10 @@ t.test('an unknown user’s attempt costs what the last password that matched co
       return super.derive(job)
     }
   }
-  const passwords = await t.mockImport<typeof import('../../src/auth/passwords.js')>('../../src/auth/passwords.js', {
-    '../../src/auth/scrypt-threads.js': { ScryptThreads: CountedThreads, HASHING_NICE }
+  // Absolute URLs: tap resolves relative ones from the test's source-mapped path (test/, not dist/test/).
+  const compiled = (path: string) => new URL(path, import.meta.url).href
+  const passwords = await t.mockImport<typeof import('../../src/auth/passwords.js')>(compiled('../../src/auth/passwords.js'), {
+    [compiled('../../src/auth/scrypt-threads.js')]: { ScryptThreads: CountedThreads, HASHING_NICE }
   })
   const cheap = { N: 2 ** 10, r: 8, p: 1 }
   const stored = await passwords.hashPassword('right', cheap)
