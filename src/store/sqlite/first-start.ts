@@ -2,9 +2,8 @@ import type Database from 'better-sqlite3'
 import type { BulkLoad } from '../../domain/records.js'
 import type { Adapter } from '../guarded-store.js'
 import type { DemoSeeding, FirstStart } from '../port.js'
-import type { SqliteDatatrail } from './datatrail.js'
+import type { SqliteDatatrail, SqliteHeartbeats } from './collections.js'
 import type { SqliteEvents } from './events.js'
-import type { SqliteHeartbeats } from './heartbeats.js'
 import type { SqliteTraces } from './traces.js'
 
 /** The `settings` row a server's start writes into a store it creates, in the transaction that creates it. */

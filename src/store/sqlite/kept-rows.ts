@@ -283,7 +283,7 @@ export class SqliteKeptRows implements RebuildStorage {
     return this.db.transaction(() => atOnce(work())).immediate()
   }
 
-  /** Events other programs wrote (audit-marks.ts), oldest mark first, and the highest seq read (0 when none). */
+  /** Events other programs wrote (store.ts, dropOwnMarks), oldest mark first, and the highest seq read (0 when none). */
   marked(limit: number): { eventNos: number[]; upTo: number } {
     const rows = this.statements.marked.all(limit)
     return { eventNos: rows.map((row) => row.event_no), upTo: rows.at(-1)?.seq ?? 0 }

@@ -121,7 +121,7 @@ export const migrations: readonly string[] = [
   // neither, where json_extract would refuse every write of the row); the partial indexes hold only
   // the few rows that qualify.
   //
-  // Writes the service did not make are marked (audit-marks.ts), in the writer's own transaction.
+  // Writes the service did not make are marked (store.ts, dropOwnMarks), in the writer's own transaction.
   // One mark per event: a newer one replaces the older, so a mark made after a read has a seq beyond it.
   `ALTER TABLE heartbeats ADD COLUMN finished_site TEXT GENERATED ALWAYS AS (
      CASE WHEN json_valid(doc) AND json_type(doc, '$.site') = 'text' AND json_type(doc, '$.received.finished_time') = 'text'
