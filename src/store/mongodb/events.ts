@@ -13,8 +13,8 @@ import { recordReads, type MongoRecordWrites, type RecordReads } from './record-
 /**
  * The keyset condition of one page in (timestamp, event_no) order, strictly after `after` (ascending) or before it,
  * up to the window's far bound: a timestamp range plus an $or for ties, so the (…, timestamp, event_no) indexes give
- * a range scan in the order returned. Before the first page the position is the window's near bound, inclusive at the
- * start, exclusive at the end.
+ * a range scan in the order returned. The first page starts at the near bound, inclusive at the start, exclusive at
+ * the end.
  */
 export function keysetFilter(window: TimeWindow, ascending: boolean, after: EventPosition | undefined): Filter<Document> {
   if (after === undefined) return { timestamp: { $gte: new Date(window.start), $lt: new Date(window.end) } }
