@@ -8,7 +8,7 @@ import { SqliteKeptRows } from './kept-rows.js'
 import { SqliteRecordCounts } from './record-counts.js'
 import { SqliteKeptTexts } from './kept-texts.js'
 import { RecordWrites } from './record-writes.js'
-import { SqliteDatatrail, SqliteHeartbeats, SqliteUsers, sqliteTransitions, sqliteVerdictFeed } from './collections.js'
+import { SqliteDatatrail, SqliteHeartbeats, sqliteTransitions, sqliteUsers, sqliteVerdictFeed } from './collections.js'
 import { EventRecordsReader } from './event-records.js'
 import { SqliteEvents } from './events.js'
 import { SqliteFirstStart } from './first-start.js'
@@ -55,7 +55,7 @@ export class SqliteConnection {
       heartbeats: new SqliteHeartbeats(db, sites, records)
     }
     this.collections = {
-      users: new SqliteUsers(db),
+      users: sqliteUsers(db),
       ...tables,
       views: new SqliteViews(db, tables, sites, audit.texts),
       transitions: sqliteTransitions(db),
