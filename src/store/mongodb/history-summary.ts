@@ -131,8 +131,8 @@ const IN_STEP = {
 }
 
 /**
- * What a push of `pushed` adds to its filter, `$set` and `$min` to keep the summary read as `summary` in step; one
- * read out of step (undefined) is marked so unconditionally, until made again.
+ * What a push of `pushed` adds to filter, `$set` and `$min` to keep `summary` in step; one read out of step
+ * (undefined) is marked so unconditionally until remade.
  */
 export function summaryUpdate(
   summary: HistorySummary | null | undefined,

@@ -123,10 +123,7 @@ export function sqliteUsers(db: Database.Database): Adapter<UserCollection> {
   }
 }
 
-/**
- * Rows every process writes, read by seq from the last position seen: one indexed range scan.
- * Writers commit one at a time under SQLite's lock, so a seq never appears after a higher one has been read.
- */
+/** Read by seq from the last position seen, one range scan: writers commit one at a time, so no seq appears after a higher one was read. */
 function bySeq<Row>(db: Database.Database, table: string, columns: string) {
   const position = db.prepare<[], number>(`SELECT coalesce(max(seq), 0) FROM ${table}`).pluck()
   const since = db.prepare<[number, number], Row & { seq: number }>(`SELECT seq, ${columns} FROM ${table} WHERE seq > ? ORDER BY seq LIMIT ?`)
@@ -163,8 +160,8 @@ export function sqliteVerdictFeed(db: Database.Database): Adapter<VerdictFeed> {
 
 /**
  * A row's change. A message that is not JSON (a hand edit) becomes a bare `{event_no}`, which the
- * live streams skip and count as a change they cannot write: a throw here would stop the feed at
- * that row for good, and every stream with it.
+ * live streams skip and count as unwritable: a throw would stop the feed, and every stream, at
+ * that row for good.
  */
 function changeOf(row: { event_no: number; message: string }): VerdictChange {
   try {

@@ -10,8 +10,8 @@ import { migrations } from './migrations.js'
 
 /**
  * `read-write` migrates the file; `read-only` (a command that only reads) has SQLite refuse every
- * write, and refuses an older schema rather than upgrade it (an upgrade may hold the write lock for
- * long under the old release's instances: it is a serving instance's to make).
+ * write, and refuses an older schema rather than upgrade it (the upgrade may hold the write lock
+ * long under the old release's instances: a serving instance's job).
  */
 export type Access = 'read-write' | 'read-only'
 
@@ -106,9 +106,9 @@ export function asStoreError(error: unknown): unknown {
 const PAUSE = new Int32Array(new SharedArrayBuffer(4))
 
 /**
- * `open`, tried again while SQLite answers SQLITE_BUSY, for up to `waitMs`. Some answers come at
- * once, without waiting out busy_timeout (another process making or recovering a new file's WAL):
- * two instances starting together on one file would otherwise see one fail. Only a start waits so.
+ * `open`, tried again while SQLite answers SQLITE_BUSY, up to `waitMs`. Some answers come without
+ * waiting out busy_timeout (another process making or recovering a new file's WAL): of two
+ * instances starting together one would fail. Only a start waits so.
  */
 export function throughBusy<T>(open: () => T, waitMs: number): T {
   const giveUpAt = Date.now() + waitMs

@@ -14,10 +14,7 @@ export function markDemoAwaited(db: Database.Database): void {
   db.exec(`INSERT OR REPLACE INTO settings (name, value) VALUES ('${DEMO_AWAITED.name}', '${DEMO_AWAITED.value}')`)
 }
 
-/**
- * The demo data set goes into a store only in the IMMEDIATE transaction that ends its wait: written
- * whole or not at all, and by one process of several starting at once (the others find the wait ended).
- */
+/** Demo data goes in only in the IMMEDIATE transaction that ends the wait: whole or not at all, and by one of several processes starting at once. */
 export class SqliteFirstStart implements Adapter<FirstStart> {
   private readonly statements
 

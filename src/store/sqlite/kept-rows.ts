@@ -78,9 +78,9 @@ function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
 }
 
 /**
- * The kept audit's rows (see the kept audit's README): `audits`, one per event asking for baseband
- * data, and the verdict changes in `audit_changes`. A conditional write is one IMMEDIATE
- * transaction that holds each row to the columns read, then writes it.
+ * The kept audit's rows: `audits`, one per event asking for baseband data, and the verdict changes
+ * in `audit_changes`. A conditional write is one IMMEDIATE transaction holding each row to the
+ * columns read.
  */
 export class SqliteKeptRows implements RebuildStorage {
   readonly keepsEveryEvent = false

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3'
 
 /**
- * The kept heartbeat counts (record_counts, kept by triggers) held against the rows they count: a
- * count drifts when another program's INSERT OR REPLACE deletes a row without its trigger. A check
- * reads at most RECOUNT_BOUND index entries of an event; an event with more is not checked.
+ * The kept heartbeat counts held against the rows: a count drifts when another program's INSERT OR
+ * REPLACE deletes a row without its trigger. A check reads at most RECOUNT_BOUND index entries of
+ * an event; one with more is not checked.
  */
 export const RECOUNT_BOUND = 1000
 
