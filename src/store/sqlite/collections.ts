@@ -3,12 +3,14 @@ import type { VerdictChange } from '../../../schemas/audit.js'
 import type { Role } from '../../../schemas/auth.js'
 import type { HeartbeatInput } from '../../../schemas/heartbeats.js'
 import { applyHeartbeat, applyMember } from '../../domain/audit/kept-facts.js'
-import type { DatatrailRecord, FeedTransition, HeartbeatRecord, NewUserRecord, UserRecord } from '../../domain/records.js'
+import type { BulkLoad, DatatrailRecord, FeedTransition, HeartbeatRecord, NewUserRecord, UserRecord } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { Adapter } from '../guarded-store.js'
-import type { DatatrailCollection, HeartbeatCollection, HeartbeatPage, TransitionFeed, UserCollection, VerdictFeed } from '../port.js'
+import type { DatatrailCollection, DemoSeeding, FirstStart, HeartbeatCollection, HeartbeatPage, TransitionFeed, UserCollection, VerdictFeed } from '../port.js'
+import { DEMO_AWAITED } from './database.js'
+import type { SqliteEvents } from './events.js'
 import type { RecordWrites } from './record-writes.js'
-import { TRANSITION_COLUMNS } from './traces.js'
+import { TRANSITION_COLUMNS, type SqliteTraces } from './traces.js'
 
 interface DatatrailRow {
   event_no: number
@@ -169,4 +171,36 @@ function changeOf(row: { event_no: number; message: string }): VerdictChange {
   } catch {
     return { event_no: row.event_no } as VerdictChange
   }
+}
+
+/**
+ * The demo data set goes in only in the IMMEDIATE transaction that ends a new store's wait for it:
+ * whole or not at all, and by one of several processes starting at once (the others find it ended).
+ */
+export function sqliteFirstStart(
+  db: Database.Database,
+  tables: { events: SqliteEvents; traces: SqliteTraces; datatrail: SqliteDatatrail; heartbeats: SqliteHeartbeats }
+): Adapter<FirstStart> {
+  const awaited = db.prepare<[string, string], { found: 1 }>('SELECT 1 AS found FROM settings WHERE name = ? AND value = ?')
+  const endWait = db.prepare<[string]>('DELETE FROM settings WHERE name = ?')
+  const holdsData = db
+    .prepare<[], number>(
+      `SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM traces) OR EXISTS (SELECT 1 FROM datatrail)
+              OR EXISTS (SELECT 1 FROM heartbeats) OR EXISTS (SELECT 1 FROM transitions)`
+    )
+    .pluck()
+  const awaitsDemo = () => awaited.get(DEMO_AWAITED.name, DEMO_AWAITED.value) !== undefined
+  const seed = db.transaction((load: () => BulkLoad, now: number): DemoSeeding => {
+    if (!awaitsDemo()) return 'not-awaited'
+    endWait.run(DEMO_AWAITED.name)
+    if (holdsData.get() === 1) return 'holds-data'
+    const { events, traces, datatrail, heartbeats, transitions } = load()
+    tables.events.upsert(events)
+    tables.traces.upsert(traces)
+    tables.datatrail.put(datatrail)
+    tables.heartbeats.add(heartbeats, now)
+    tables.traces.record(transitions)
+    return 'seeded'
+  })
+  return { awaitsDemo, seedDemo: (load, now) => seed.immediate(load, now) }
 }

@@ -8,10 +8,9 @@ import { SqliteKeptRows } from './kept-rows.js'
 import { SqliteRecordCounts } from './record-counts.js'
 import { SqliteKeptTexts } from './kept-texts.js'
 import { RecordWrites } from './record-writes.js'
-import { SqliteDatatrail, SqliteHeartbeats, sqliteTransitions, sqliteUsers, sqliteVerdictFeed } from './collections.js'
+import { SqliteDatatrail, SqliteHeartbeats, sqliteFirstStart, sqliteTransitions, sqliteUsers, sqliteVerdictFeed } from './collections.js'
 import { EventRecordsReader } from './event-records.js'
 import { SqliteEvents } from './events.js'
-import { SqliteFirstStart } from './first-start.js'
 import { SqliteTraces } from './traces.js'
 import { SqliteViews } from './views.js'
 import { registerAsksBaseband, type OutputTextsState } from './output-texts.js'
@@ -61,7 +60,7 @@ export class SqliteConnection {
       transitions: sqliteTransitions(db),
       audits: new Keeper(rows, config),
       verdictChanges: sqliteVerdictFeed(db),
-      firstStart: new SqliteFirstStart(db, tables)
+      firstStart: sqliteFirstStart(db, tables)
     }
 
     const pageSize = db.pragma('page_size', { simple: true }) as number

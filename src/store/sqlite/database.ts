@@ -4,7 +4,6 @@ import { dirname } from 'node:path'
 import { StoreMissingError, StoreOutdatedError, StoreUnavailableError } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { createPrivateFile } from '../../private-file.js'
-import { markDemoAwaited } from './first-start.js'
 import { keptAlive, openKeptDatabase } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
 
@@ -66,6 +65,9 @@ function refuseOutdated(db: Database.Database, path: string): void {
 const newerStore = (version: number) =>
   new Error(`The store's schema is version ${version}, newer than this service knows (${migrations.length}); upgrade the service.`)
 
+/** The `settings` row a server's start writes into a store it creates, in the transaction that creates it. */
+export const DEMO_AWAITED = { name: 'demo_data', value: 'awaited' } as const
+
 /** The missing migrations in one IMMEDIATE transaction; a store a server's start creates is marked in it as awaiting its demo data. */
 function migrate(db: Database.Database, awaitDemo: boolean): void {
   const current = () => db.pragma('user_version', { simple: true }) as number
@@ -74,7 +76,7 @@ function migrate(db: Database.Database, awaitDemo: boolean): void {
     const version = current()
     if (version > migrations.length) throw newerStore(version)
     for (const sql of migrations.slice(version)) db.exec(sql)
-    if (version === 0 && awaitDemo) markDemoAwaited(db)
+    if (version === 0 && awaitDemo) db.exec(`INSERT OR REPLACE INTO settings (name, value) VALUES ('${DEMO_AWAITED.name}', '${DEMO_AWAITED.value}')`)
     db.exec(`PRAGMA user_version = ${migrations.length}`)
   }).immediate()
 }
