@@ -59,8 +59,7 @@ function eventOfChange(change: Document): number | 'look-up' {
  * Keeps the audit of what other programs write straight into the collections (the pipeline, a restore): the keeper
  * recomputes every event their change streams show changed. It never stops the process: a failure is logged once and
  * the passes go on with a growing pause until one succeeds, logged too. Deletes, and a gap a stream could not resume
- * over, are left to `verify`. A history updated without its summary has the summary marked out of step first, so the
- * whole history is read.
+ * over, are left to `verify`. A history updated without its summary first has the summary marked out of step.
  */
 export class AuditWatcher {
   private readonly streams: { name: string; collection: RecordReads; reader: ChangeReader }[]

@@ -16,9 +16,8 @@ const CAUGHT_UP_WAIT_MS = 25
 const CHANGES_PER_CATCH_UP = 1_000
 
 /**
- * A change stream read on demand: each call first takes what the stream has (writes acknowledged before it are
- * there), then serves positions, local to this instance, from a bounded buffer. The next call reopens a failed
- * stream.
+ * A change stream read on demand: each call first takes what the stream has (writes acknowledged before it are there),
+ * then serves positions, local to this instance, from a bounded buffer; it reopens a failed stream.
  */
 class ChangeFeed<T> {
   private readonly buffer = new FeedBuffer<T>(FEED_CAPACITY)

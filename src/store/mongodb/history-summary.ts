@@ -68,12 +68,11 @@ export function historyPart(after: { at: number; written: number } | null, count
 }
 
 /**
- * A trace's summary of its history for the audit, `{first_completions, last}`: each key's `at` of its first
- * transition to `complete` (all the facts read of a history) and the last element it covers. It is *in step* while
- * `last` is the history's last element (or both are none). Pushes keep it so in the same update, held to its being in
- * step (IN_STEP), so it is never carried over a history another program changed; else they mark it out of step
- * (null), and the next read of the facts makes it again (audit-records.ts). The change-stream watcher tells of a
- * `$pull` or an edit inside the history.
+ * A trace's summary of its history for the audit, `{first_completions, last}`: each key's `at` of its first transition
+ * to `complete` (all the facts read of a history) and the last element it covers. It is *in step* while `last` is the
+ * history's last element (or both are none). Pushes keep it so in the same update, held to its being in step (IN_STEP),
+ * so it is never carried over a history another program changed; else they mark it out of step (null), and the next
+ * read of the facts makes it again (audit-records.ts). The watcher tells of a `$pull` or edit inside.
  */
 export const SUMMARY_FIELD = 'history_summary'
 

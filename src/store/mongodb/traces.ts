@@ -72,9 +72,8 @@ export class MongoTraces implements Adapter<TraceCollection> {
    * and its transition's `$push` happen together or not at all. A write that finds the key changed (or a racing
    * creation's E11000) is retried from a fresh read, so a transition's `from` is always the value it replaced. No
    * aggregation-pipeline update: it returns neither the old value needed as `from` nor the answer. After a changing
-   * write lost, the next marks the summary out of step rather than hold it to it: one remaking is cheaper than a
-   * write that may keep losing. The audit is kept even when unchanged, making up for a recompute lost earlier (a
-   * process stopped between).
+   * write lost, the next marks the summary out of step rather than hold it to it: one remaking is cheaper than a write
+   * that may keep losing. The audit is kept even when unchanged, making up for a recompute lost earlier.
    */
   async setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean> {
     return this.records.write(async (writer) => {

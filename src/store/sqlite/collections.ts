@@ -162,8 +162,7 @@ export function sqliteVerdictFeed(db: Database.Database): Adapter<VerdictFeed> {
 
 /**
  * A row's change. A message that is not JSON (a hand edit) becomes a bare `{event_no}`, which the
- * live streams skip and count as unwritable: a throw would stop the feed, and every stream, at
- * that row for good.
+ * live streams skip and count as unwritable: a throw would stop the feed, and every stream, there.
  */
 function changeOf(row: { event_no: number; message: string }): VerdictChange {
   try {

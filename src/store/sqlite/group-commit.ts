@@ -18,12 +18,12 @@ type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown }
 
 /**
  * Writes that arrive within one turn of the event loop, committed by one IMMEDIATE transaction: a
- * commit costs more than a small write, so most of it is shared (about half of an update-trace). The
- * batch runs with no savepoint, which would copy every page it changes (docs/performance.md); when a
- * write fails, it is undone and run again with a savepoint a write, so only the failed write's
- * caller rejects. A failed commit, or an error that undoes the whole transaction, rejects them all.
- * Promises settle once committed, in order. A write may run twice (first undone): it must only write
- * through `db`.
+ * commit costs more than a small write, so most of it is shared (about half of an update-trace).
+ * The batch runs with no savepoint, which would copy every page it changes (docs/performance.md);
+ * when a write fails, it is undone and run again with a savepoint a write, so only the failed
+ * write's caller rejects. A failed commit, or an error that undoes the whole transaction, rejects
+ * all. Promises settle once committed, in order. A write may run twice (first undone): it only
+ * writes through `db`.
  */
 export class GroupCommit<A extends unknown[], R> {
   private pending: Pending<A, R>[] = []

@@ -8,8 +8,8 @@ import { OutputTextsRewrite, type OutputTextsState, type TextsMadeUpTo, type Tex
  * audit's rebuild reads the baseband flag they hold): `before-open`, every batch before the store
  * is handed over (commands, tests); `while-serving`, the first at open, the rest between requests
  * while the store serves all but the kept audit (a server); `left`, the first at open, the rest
- * left to the serving processes (the primary of several workers). A store with little to do (a new
- * one) is made at open in any mode.
+ * left to the serving processes (the primary of several workers). A new store, with little to do,
+ * is made at open.
  */
 export type RebuildWhen = 'before-open' | 'while-serving' | 'left'
 
@@ -63,8 +63,7 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
   /**
    * At a start that may refresh the kept state: the texts' first batch (every batch `before-open`),
    * then, once made, the kept audit's likewise; whether batches remain. While the texts are made, a
-   * due kept audit is recorded as under way (its reads wait, writes make their facts from the
-   * records).
+   * due kept audit is recorded as under way (reads wait, writes make facts from records).
    */
   begin(connection: SqliteConnection, when: RebuildWhen): boolean {
     const { rebuild, record } = this.of(connection)

@@ -67,8 +67,8 @@ export const migrations: readonly string[] = [
    CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`,
 
   // What the window routes send, JSON text made at each write (output-forms.ts), so a window read
-  // joins stored text. It depends on the sites: `settings` says which, and a start remakes it
-  // when they differ (output-texts.ts).
+  // joins stored text. It depends on the sites: `settings` says which; a start remakes it for
+  // others.
   `ALTER TABLE events ADD COLUMN output TEXT;
    ALTER TABLE events ADD COLUMN callback_head TEXT;
    ALTER TABLE traces ADD COLUMN output TEXT;
@@ -167,9 +167,8 @@ export const migrations: readonly string[] = [
   `ALTER TABLE audits ADD COLUMN looked_at INTEGER;
    CREATE INDEX audits_by_look_time ON audits (looked_at) WHERE looked_at IS NOT NULL;`,
 
-  // Each event's heartbeat count, kept by triggers (an event may have millions), so every
-  // writer's rows count in its transaction. A history keeps none: it would cost every
-  // update-trace a write (port.ts, historyPage).
+  // Each event's heartbeat count, kept by triggers (an event may have millions), so every writer's
+  // rows count in its transaction. A history keeps none: each update-trace would write it.
   `CREATE TABLE record_counts (
      event_no        INTEGER PRIMARY KEY,
      heartbeat_count INTEGER NOT NULL DEFAULT 0

@@ -62,9 +62,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
       // A key of no configured site is not output; the output holds the status as read (`shown`:
-      // stored `not_required` reads `complete`). Two statements, not an upsert, which would make the
-      // new row's documents first: four JSON edits of a kilobyte wasted by nearly every write
-      // (docs/performance.md, "Beside 53fdc3f").
+      // stored `not_required` reads `complete`). Two statements, not an upsert, which would make
+      // the new row's documents first: four JSON edits of a kilobyte wasted by nearly every write
+      // (docs/performance.md).
       createWithStatus: records.statement<
         { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }

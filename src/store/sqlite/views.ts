@@ -101,10 +101,9 @@ const compare = (a: Position, b: Position) => a.time - b.time || a.event_no - b.
 /**
  * A page of the window's events in the audit with what their facts are made from, in (event time,
  * event_no) order, inside the caller's read transaction. Two index ranges, the flagged events and
- * the kept audits, differ only after a hand edit: the records (the actions) say whether an event
- * is in the audit. Past the last row of a range that filled its page that range may hold more, so
- * the page stops there. While the texts are made again, a flag the rewrite has not reached is made
- * from the actions.
+ * the kept audits, differ only after a hand edit: the records (the actions) say whether an event is
+ * in the audit. Past the last row of a range that filled its page that range may hold more, so the
+ * page stops there. Mid-rewrite, a flag not reached is made from the actions.
  */
 function windowEvents(db: Database.Database, records: EventRecordsReader, texts: OutputTextsState) {
   const flaggedSql = (flag: string) =>
