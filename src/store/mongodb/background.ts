@@ -6,8 +6,7 @@ import { MongoStore } from './store.js'
 /**
  * The store at once, for a server that listens whatever the database does: 503 while the connection is made in the
  * background, retried while the database is unreachable. `connected` resolves once it serves and `prepare` (start-up
- * work that needs it) is done, or once closed first; it rejects only with what waiting cannot fix. Closing stops the
- * attempts.
+ * work that needs it) is done, or once closed first; it rejects only with what waiting cannot fix. Closing stops it.
  */
 export function connectInBackground(
   settings: MongoSettings,

@@ -8,8 +8,8 @@ const CANNOT_RESUME = new Set([260, 280, 286])
 /**
  * One collection's change stream, read on demand from the resume token of the point read up to: a failed stream is
  * closed and the next read goes on from that token, losing or repeating nothing. Reads reject with
- * StoreUnavailableError on a server with no change streams (no replica set) and when the stream cannot resume (it
- * restarts from now).
+ * StoreUnavailableError on a server with no change streams (no replica set) and when the stream cannot resume (then
+ * from now).
  */
 export class ChangeReader {
   private stream: ChangeStream<Document, Document> | undefined

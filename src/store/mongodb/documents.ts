@@ -3,8 +3,7 @@ import type { EventRecord } from '../../domain/records.js'
 
 /**
  * A value read back as plain JavaScript: BSON Int32, Double and Long become numbers, at any depth. The driver's
- * promotion leaves few wrapped, but a Long beyond 2^53 is, and other programs write event_no and times as int32, int64,
- * double.
+ * promotion leaves few wrapped, but a Long beyond 2^53 is, and other programs write event_no and times as int32, int64.
  */
 export function plain(value: unknown): unknown {
   if (value instanceof Long) return value.toNumber()

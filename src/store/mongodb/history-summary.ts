@@ -129,10 +129,7 @@ const IN_STEP = {
   none: { $and: [{ $eq: [{ $ifNull: [`$${SUMMARY_FIELD}`, null] }, null] }, { $not: [HAS_ELEMENTS] }] }
 }
 
-/**
- * What a push of `pushed` adds to filter, `$set` and `$min` to keep `summary` in step; one read out of step
- * (undefined) is marked so unconditionally until remade.
- */
+/** What a push of `pushed` adds to filter, `$set` and `$min` to keep `summary` in step; one out of step (undefined) is marked so until remade. */
 export function summaryUpdate(
   summary: HistorySummary | null | undefined,
   pushed: readonly unknown[]

@@ -11,10 +11,7 @@ export const COLLECTIONS = { users: 'users', events: 'events', trace: 'trace', d
  */
 export const HEARTBEAT_KINDS = { finished: { 'received.finished_time': { $type: 'string' } }, erring: { 'sent.error': { $gt: '' } } } as const
 
-/**
- * Unique indexes make upserts by key safe; the others make each query a range scan in order. Default names
- * (`event_no_1`...): the pipeline's index is the same.
- */
+/** Unique indexes make upserts by key safe; the others make range scans in order. Default names (`event_no_1`...): the pipeline's index is the same. */
 export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   users: [{ key: { name: 1 }, unique: true }],
   events: [

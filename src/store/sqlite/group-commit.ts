@@ -22,8 +22,8 @@ type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown }
  * The batch runs with no savepoint, which would copy every page it changes (docs/performance.md);
  * when a write fails, it is undone and run again with a savepoint a write, so only the failed
  * write's caller rejects. A failed commit, or an error that undoes the whole transaction, rejects
- * all. Promises settle once committed, in order. A write may run twice (first undone): it only
- * writes through `db`.
+ * all. Promises settle once committed, in order. A write may run twice (first undone): it must only
+ * write through `db`.
  */
 export class GroupCommit<A extends unknown[], R> {
   private pending: Pending<A, R>[] = []

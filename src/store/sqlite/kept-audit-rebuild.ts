@@ -8,8 +8,7 @@ import { OutputTextsRewrite, type OutputTextsState, type TextsMadeUpTo, type Tex
  * audit's rebuild reads the baseband flag they hold): `before-open`, every batch before the store
  * is handed over (commands, tests); `while-serving`, the first at open, the rest between requests
  * while the store serves all but the kept audit (a server); `left`, the first at open, the rest
- * left to the serving processes (the primary of several workers). A new store, with little to do,
- * is made at open.
+ * left to the serving processes (the primary of several workers). A new store is made at open.
  */
 export type RebuildWhen = 'before-open' | 'while-serving' | 'left'
 

@@ -39,8 +39,8 @@ interface StoredWindowRow {
 
 /**
  * The kept heartbeat counts held against the rows, which another program's INSERT OR REPLACE
- * deletes without their trigger. A check reads at most RECOUNT_BOUND index entries of an event: one
- * with more is not checked.
+ * deletes without their trigger. A check reads at most RECOUNT_BOUND entries of an event; one with
+ * more is not checked.
  */
 export const RECOUNT_BOUND = 1000
 
@@ -121,7 +121,7 @@ function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
 
 /**
  * The kept audit's rows, `audits` (one per event asking for baseband data), and verdict changes,
- * `audit_changes`. A conditional write is one IMMEDIATE transaction holding each row to the columns
+ * `audit_changes`. A conditional write is one IMMEDIATE transaction holding each row to what was
  * read.
  */
 export class SqliteKeptRows implements RebuildStorage {

@@ -11,8 +11,7 @@ type StoredTrace = { event_no: number; doc: string; output: string | null }
 /**
  * The columns kept beside the records (keptColumnsOf, a trace's output text), held to them and
  * repaired by the verifier: a hand edit or another program's UPDATE would be served for good. A
- * NULL text (an older release's row) is not wrong. Unchecked while the texts are made for other
- * sites: all would differ.
+ * NULL text (an older release's row) is not wrong. Unchecked while made for other sites.
  */
 export class SqliteKeptTexts {
   private readonly statements

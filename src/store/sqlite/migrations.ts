@@ -67,8 +67,7 @@ export const migrations: readonly string[] = [
    CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`,
 
   // What the window routes send, JSON text made at each write (output-forms.ts), so a window read
-  // joins stored text. It depends on the sites: `settings` says which; a start remakes it for
-  // others.
+  // joins stored text. For the sites `settings` names; a start remakes it (output-texts.ts).
   `ALTER TABLE events ADD COLUMN output TEXT;
    ALTER TABLE events ADD COLUMN callback_head TEXT;
    ALTER TABLE traces ADD COLUMN output TEXT;

@@ -25,8 +25,7 @@ const NO_LOCK_WAIT_MS = 0
  * Other programs' writes are marked: triggers on the record tables (migrations.ts) note each row's
  * event in `audit_marks` in the writer's transaction, and the keeper looks at those events again
  * (SqliteKeptRows.marked). This connection's own writes keep their audit, so a TEMP trigger, this
- * connection's alone, made before any write, drops their marks: RAISE(IGNORE) skips the mark, not
- * the write.
+ * connection's alone, made before any write, drops their marks (RAISE(IGNORE) skips the mark).
  */
 function dropOwnMarks(db: Database.Database): void {
   db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS own_writes_unmarked BEFORE INSERT ON main.audit_marks BEGIN SELECT RAISE(IGNORE); END`)

@@ -63,8 +63,7 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       ),
       // A key of no configured site is not output; the output holds the status as read (`shown`:
       // stored `not_required` reads `complete`). Two statements, not an upsert, which would make
-      // the new row's documents first: four JSON edits of a kilobyte wasted by nearly every write
-      // (docs/performance.md).
+      // the new row's documents first: four JSON edits of a kilobyte wasted by nearly every write.
       createWithStatus: records.statement<
         { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
