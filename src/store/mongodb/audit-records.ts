@@ -20,13 +20,10 @@ const none = (): StoredRecords => ({ event: null, trace: null, datatrail: [], he
 
 /**
  * Reads what events' facts are made from, a bounded number of documents however many an event has: the event, the
- * datatrail, of each site the newest finished and erring heartbeat (HEARTBEAT_KINDS), and of the trace its audited
- * keys and history's summary: all factsOf keeps. Not one snapshot, which is why a write recomputes after it lands
- * (the keeper's `keep`).
- *
- * A summary out of step or missing is made up for here, from the whole history, and made again. Not a migration at
- * start: the shared trace collection may hold years of histories, and another program can put a summary out of step
- * at any time anyway. The verifier reads every event within the hour, so older stores have them all after its first pass.
+ * datatrail, of each site the newest finished and erring heartbeat (HEARTBEAT_KINDS), and of the trace its audited keys
+ * and history's summary. Not one snapshot, so a write recomputes after it lands (the keeper's `keep`). A summary out of
+ * step or missing is made here from the whole history, not by a migration at start: the shared trace collection may
+ * hold years of histories, another program can put one out of step any time, and the verifier reads every event hourly.
  */
 export class AuditRecords {
   private readonly events: RecordReads

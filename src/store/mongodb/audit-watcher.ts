@@ -7,10 +7,7 @@ import { COLLECTIONS } from './indexes.js'
 import { changesHistoryAlone, HISTORY_FIELD, isSummaryPath } from './history-summary.js'
 import { RECORD_COLLECTIONS, recordReads, type HistorySummaryWrites, type RecordReads } from './record-writes.js'
 
-/**
- * Of each change, what tells its event: of inserts and replacements the document, of updates what they set. Deletes
- * show only the `_id` of a document that is gone: they are left to `verify`.
- */
+/** What tells a change's event: the document of an insert or replacement, what an update set. A delete shows only a gone document's `_id`: left to `verify`. */
 const WATCH_PIPELINE: Document[] = [
   { $match: { operationType: { $in: ['insert', 'replace', 'update', 'invalidate'] } } },
   {
@@ -61,9 +58,8 @@ function eventOfChange(change: Document): number | 'look-up' {
 /**
  * Keeps the audit of what other programs write straight into the collections (the pipeline, a restore): the keeper
  * recomputes every event their change streams show changed. It never stops the process: a failure is logged once and
- * the passes go on with a growing pause until one succeeds, logged too. Deletes, and a gap when a stream could not
- * resume, are left to `verify`. A history updated without its summary has the summary marked out of step first, so
- * that the whole history is read.
+ * the passes go on with a growing pause until one succeeds, logged too. Deletes, and a gap a stream could not resume
+ * over, are left to `verify`. A history updated without its summary first has the summary marked out of step.
  */
 export class AuditWatcher {
   private readonly streams: { name: string; collection: RecordReads; reader: ChangeReader }[]

@@ -4,10 +4,9 @@ import { ensureIndexes } from './indexes.js'
 import { MongoStore } from './store.js'
 
 /**
- * The store at once, for a server that listens whatever the database does: it answers 503 while the connection is
- * made in the background, retried for as long as the database is unreachable. `connected` resolves once it serves and
- * `prepare` (start-up work that needs it) is done, or once it was closed first; it rejects only with what waiting
- * cannot fix. Closing the store stops the attempts at once.
+ * The store at once, for a server that listens whatever the database does: 503 while the connection is made in the
+ * background, retried while the database is unreachable. `connected` resolves once it serves and `prepare` (start-up
+ * work that needs it) is done, or once closed first; it rejects only with what waiting cannot fix. Closing stops it.
  */
 export function connectInBackground(
   settings: MongoSettings,

@@ -16,9 +16,8 @@ const CAUGHT_UP_WAIT_MS = 25
 const CHANGES_PER_CATCH_UP = 1_000
 
 /**
- * A feed over one change stream, read on demand: each call first takes what the stream has (writes acknowledged
- * before it are there), then serves positions, local to this instance, from a bounded buffer. A failed stream is
- * reopened by the next call.
+ * A change stream read on demand: each call first takes what the stream has (writes acknowledged before it are there),
+ * then serves positions, local to this instance, from a bounded buffer; it reopens a failed stream.
  */
 class ChangeFeed<T> {
   private readonly buffer = new FeedBuffer<T>(FEED_CAPACITY)
@@ -43,10 +42,7 @@ class ChangeFeed<T> {
     return this.buffer.page(position, limit)
   }
 
-  /**
-   * One read of the stream at a time. A caller that comes during one waits for the next, shared by every such caller:
-   * the one under way may have passed the point where the caller's writes landed.
-   */
+  /** One read of the stream at a time; a caller during one waits for the next, shared: the one under way may have passed where the caller's writes landed. */
   private catchUp(): Promise<void> {
     if (this.reading === undefined) return this.read()
     this.nextReading ??= this.reading
@@ -84,8 +80,7 @@ const lastOf = (history: unknown): unknown[] => (Array.isArray(history) && histo
 
 /**
  * The transitions one change added, in the order written. Each write of this service pushes one, so of a whole
- * history (set for the first time, or a new document) only the last is new: a trace copied in with its history does
- * not add all its past.
+ * history (set first, or a new document) only the last is new: a trace copied in does not add all its past.
  */
 export function transitionsIn(change: Document): FeedTransition[] {
   let added: unknown[] = []

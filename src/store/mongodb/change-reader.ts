@@ -6,10 +6,10 @@ const NOT_A_REPLICA_SET = 40573
 const CANNOT_RESUME = new Set([260, 280, 286])
 
 /**
- * One collection's change stream, read on demand, remembering the resume token of the point read up to: a stream that
- * fails is closed and the next read goes on from that token, so nothing is lost or repeated. Reads reject with
- * StoreUnavailableError on a server that is not a replica set (no change streams) and when the stream cannot resume
- * (it then starts again from now).
+ * One collection's change stream, read on demand from the resume token of the point read up to: a failed stream is
+ * closed and the next read goes on from that token, losing or repeating nothing. Reads reject with
+ * StoreUnavailableError on a server with no change streams (no replica set) and when the stream cannot resume (then
+ * from now).
  */
 export class ChangeReader {
   private stream: ChangeStream<Document, Document> | undefined

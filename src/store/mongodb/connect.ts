@@ -16,10 +16,7 @@ const CONNECT_TIMEOUT_MS = 5_000
 function writeConcernFor(url: string): WriteConcernSettings {
   const query = url.includes('?') ? url.slice(url.indexOf('?') + 1) : ''
   const named = new Set([...new URLSearchParams(query).keys()].map((key) => key.toLowerCase()))
-  return {
-    ...(named.has('w') ? {} : { w: 'majority' as const }),
-    ...(named.has('journal') || named.has('j') ? {} : { journal: true })
-  }
+  return { ...(named.has('w') ? {} : { w: 'majority' as const }), ...(named.has('journal') || named.has('j') ? {} : { journal: true }) }
 }
 
 export function clientOptions(url: string): MongoClientOptions {

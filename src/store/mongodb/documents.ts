@@ -2,9 +2,8 @@ import { Double, Int32, Long, type Collection, type Document, type FindOptions }
 import type { EventRecord } from '../../domain/records.js'
 
 /**
- * A value read back as plain JavaScript: BSON Int32, Double and Long become numbers, at any depth. With the driver's
- * default promotion they rarely arrive wrapped, but a Long beyond 2^53 does, and other programs write event_no and
- * timestamps as int32, int64 or double.
+ * A value read back as plain JavaScript: BSON Int32, Double and Long become numbers, at any depth. The driver's
+ * promotion leaves few wrapped, but a Long beyond 2^53 is, and other programs write event_no and times as int32, int64.
  */
 export function plain(value: unknown): unknown {
   if (value instanceof Long) return value.toNumber()

@@ -11,10 +11,9 @@ import { COLLECTIONS } from './indexes.js'
 import { recordReads, type MongoRecordWrites, type RecordReads } from './record-writes.js'
 
 /**
- * The keyset condition of one page in (timestamp, event_no) order, strictly after `after` (ascending) or before it,
- * up to the window's far bound: a timestamp range plus an $or for ties, so the (…, timestamp, event_no) indexes give
- * a range scan in the order returned. Before the first page the position is the window's near bound, inclusive at the
- * start, exclusive at the end.
+ * The keyset condition of one page in (timestamp, event_no) order, strictly after `after` (ascending) or before it, up
+ * to the window's far bound: a timestamp range plus an $or for ties, so the (…, timestamp, event_no) indexes give a
+ * range scan in the order returned. The first page starts at the near bound (start inclusive, end exclusive).
  */
 export function keysetFilter(window: TimeWindow, ascending: boolean, after: EventPosition | undefined): Filter<Document> {
   if (after === undefined) return { timestamp: { $gte: new Date(window.start), $lt: new Date(window.end) } }
@@ -35,10 +34,7 @@ function pageFilter(query: EventPageQuery): Filter<Document> {
   return filter
 }
 
-export const pageOrder = (ascending: boolean): Sort => {
-  const direction = ascending ? 1 : -1
-  return { timestamp: direction, event_no: direction }
-}
+export const pageOrder = (ascending: boolean): Sort => (ascending ? { timestamp: 1, event_no: 1 } : { timestamp: -1, event_no: -1 })
 
 export class MongoEvents implements Adapter<EventCollection> {
   private readonly events: RecordReads

@@ -2,8 +2,8 @@ import type { FeedTransition } from '../../domain/records.js'
 import type { FeedPage } from '../port.js'
 
 /**
- * A feed's items, numbered 1, 2, 3 ... in the order delivered. Past `capacity` the oldest half goes at once, so an
- * add costs the same however full; a reader that far behind goes on from the oldest kept.
+ * A feed's items, numbered 1, 2, 3 ...; past `capacity` the oldest half goes at once (an add costs the same
+ * however full); a reader that far behind resumes at the oldest.
  */
 export class FeedBuffer<T> {
   private items: T[] = []

@@ -20,9 +20,8 @@ export class MongoHeartbeats implements Adapter<HeartbeatCollection> {
   }
 
   /**
-   * Insert-if-absent by heartbeat_id (an upsert of $setOnInsert only). Another writer's E11000 on the same id means
-   * "already stored"; the inserts are still counted. The audits of all their events are kept: one stored already may
-   * be another writer's whose recompute is still to come.
+   * Insert-if-absent by heartbeat_id (an upsert of $setOnInsert only); another writer's E11000 on the id means "already
+   * stored", still counted. Every event's audit is kept: a heartbeat stored already may await its writer's recompute.
    */
   async add(heartbeats: readonly HeartbeatInput[], now: number): Promise<number> {
     if (heartbeats.length === 0) return 0

@@ -36,9 +36,7 @@ export function historyIn(stored: unknown): TransitionRecord[] {
 }
 
 /** A stored number as numberIn reads one: an int32, int64 or double, finite. */
-const finite = (path: string) => ({
-  $and: [{ $in: [{ $type: path }, ['double', 'int', 'long']] }, { $gt: [path, -Infinity] }, { $lt: [path, Infinity] }]
-})
+const finite = (path: string) => ({ $and: [{ $in: [{ $type: path }, ['double', 'int', 'long']] }, { $gt: [path, -Infinity] }, { $lt: [path, Infinity] }] })
 
 /** The server's toFeedTransition: whether the element at `path` is a transition history reads. */
 const isTransition = (path: string) => ({
@@ -55,8 +53,8 @@ const isTransition = (path: string) => ({
 const HISTORY = { $cond: [{ $isArray: `$${HISTORY_FIELD}` }, `$${HISTORY_FIELD}`, []] }
 
 /**
- * A projection of a trace to `part`: its first `count` transitions after `after` in `at` order, then the order
- * written, each as `{t, i}` with its index: no history is read whole, nor sorted, on the event loop.
+ * A projection of a trace to `part`: its first `count` transitions after `after` by `at`, then order written,
+ * each `{t, i}` with its index: no history is read whole, nor sorted, on the event loop.
  */
 export function historyPart(after: { at: number; written: number } | null, count: number) {
   const follows =
@@ -70,12 +68,11 @@ export function historyPart(after: { at: number; written: number } | null, count
 }
 
 /**
- * A trace's summary of its history for the audit, `{first_completions, last}`: of each key the `at` of its first
- * transition to `complete` (all the facts read of a history) and the last element it covers. It is *in step* while
- * `last` is the history's last element (or, with none, while the history has none). Pushes keep it so in the same
- * update, held to its being in step (IN_STEP), so that it is never carried over a history another program changed;
- * else they mark it out of step (null). The next read of the facts makes it again (audit-records.ts); a `$pull` or an
- * edit inside the history is told by the change-stream watcher.
+ * A trace's summary of its history for the audit, `{first_completions, last}`: each key's `at` of its first transition
+ * to `complete` (all the facts read of a history) and the last element it covers. It is *in step* while `last` is the
+ * history's last element (or both are none). Pushes keep it so in the same update, held to its being in step (IN_STEP),
+ * so it is never carried over a history another program changed; else they mark it out of step (null), and the next
+ * read of the facts makes it again (audit-records.ts). The watcher tells of a `$pull` or edit inside.
  */
 export const SUMMARY_FIELD = 'history_summary'
 
@@ -132,10 +129,7 @@ const IN_STEP = {
   none: { $and: [{ $eq: [{ $ifNull: [`$${SUMMARY_FIELD}`, null] }, null] }, { $not: [HAS_ELEMENTS] }] }
 }
 
-/**
- * What a push of `pushed` adds to its filter, `$set` and `$min` to keep the summary read as `summary` in step; one
- * read out of step (undefined) is marked so without condition, until made again whole.
- */
+/** What a push of `pushed` adds to filter, `$set` and `$min` to keep `summary` in step; one out of step (undefined) is marked so until remade. */
 export function summaryUpdate(
   summary: HistorySummary | null | undefined,
   pushed: readonly unknown[]

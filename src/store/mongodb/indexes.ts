@@ -5,19 +5,13 @@ import { isUnavailable } from './driver-errors.js'
 export const COLLECTIONS = { users: 'users', events: 'events', trace: 'trace', datatrail: 'datatrail', heartbeats: 'heartbeats', audit: 'audit' } as const
 
 /**
- * The heartbeats of a site that an event's facts keep the newest of (audit-records.ts): finished (a finish time in
- * text, as the service writes it) and erring (non-empty text; `$gt` compares text with text only). Each filters a
- * partial index below, so the newest of a kind is one seek.
+ * The heartbeats of a site whose newest an event's facts keep (audit-records.ts): finished (a finish time in text,
+ * as the service writes it) and erring (non-empty text; `$gt` compares text with text only). Each filters a
+ * partial index below: the newest of a kind is one seek.
  */
-export const HEARTBEAT_KINDS = {
-  finished: { 'received.finished_time': { $type: 'string' } },
-  erring: { 'sent.error': { $gt: '' } }
-} as const
+export const HEARTBEAT_KINDS = { finished: { 'received.finished_time': { $type: 'string' } }, erring: { 'sent.error': { $gt: '' } } } as const
 
-/**
- * The unique indexes make upserts by key safe; the others make each query a range scan in the order it returns.
- * Default names (`event_no_1`, ...), so an index the pipeline created already is the same.
- */
+/** Unique indexes make upserts by key safe; the others make range scans in order. Default names (`event_no_1`...): the pipeline's index is the same. */
 export const INDEXES: Record<keyof typeof COLLECTIONS, IndexDescription[]> = {
   users: [{ key: { name: 1 }, unique: true }],
   events: [

@@ -89,11 +89,10 @@ const markOf = ({ facts, looks, what, after, done, total, first }: Plan): Rebuil
 }
 
 /**
- * The kept audit: one document per event with a record in the `audit` collection, `{event_no, facts, report, verdict,
- * due_at, stuck, listed, event_time, looked_at, rev, change?}`. `listed` and `event_time` make the window one index
- * range. Every write is a compare-and-set on `rev`, so several instances and the watcher write without a transaction.
- * `change`, `{rev, value}`, is the verdict change that write recorded, for the verdict feed; the rev makes it a new
- * value the stream reports.
+ * The kept audit: one document per event with a record, `{event_no, facts, report, verdict, due_at, stuck, listed,
+ * event_time, looked_at, rev, change?}`. `listed` and `event_time` make the window one index range. Every write is a
+ * compare-and-set on `rev`, so instances and the watcher write without a transaction. `change`, `{rev, value}`, is
+ * the verdict change that write recorded, for the verdict feed; the rev makes it a new value the stream reports.
  */
 export class MongoKeptDocuments implements RebuildStorage {
   readonly keepsEveryEvent = true

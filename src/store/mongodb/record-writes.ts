@@ -17,10 +17,10 @@ export interface RecordWriter {
 }
 
 /**
- * The one way the adapter writes a record collection (events, trace, datatrail, heartbeats), as RecordWrites is on
- * SQLite: once a work's writes are done, the audits of the events they named are kept (`Keeper.keep`), so no writer
- * has to remember to (test/store/mongodb-record-writes.ts holds every file to it). No transaction, unlike SQLite: the
- * keep follows the write, and another program's write is the watcher's and the verifier's to keep (audit-watcher.ts).
+ * The one way the adapter writes a record collection, as RecordWrites is on SQLite: once a work's writes are done,
+ * the audits of the events they named are kept (`Keeper.keep`), so no writer must remember to
+ * (test/store/mongodb-record-writes.ts holds every file to it). No transaction: the keep follows the write, and
+ * another program's write is the watcher's and the verifier's to keep (audit-watcher.ts).
  */
 export class MongoRecordWrites {
   private readonly collections: Record<RecordCollection, Collection>
@@ -33,9 +33,9 @@ export class MongoRecordWrites {
   }
 
   /**
-   * Runs `work` with a writer, then keeps the audit of every event it wrote, a write whose failure the work caught
-   * included (a heartbeat already stored). A work that throws keeps nothing: what landed of it is left to the watcher
-   * and the verifier. The writer refuses to write once its work has ended.
+   * Runs `work` with a writer, then keeps the audit of every event it wrote, a write whose failure it caught included
+   * (a heartbeat already stored). A work that throws keeps nothing: what landed is left to the watcher and the
+   * verifier. The writer refuses to write once its work has ended.
    */
   async write<T>(work: (writer: RecordWriter) => Promise<T>): Promise<T> {
     const touched = new Set<number>()

@@ -71,9 +71,9 @@ export class MongoConfiguration implements ConfigurationStorage {
 }
 
 /**
- * Resolves the store's configuration (store/configuration-use.ts, as SQLite does), then rebuilds the kept audit made
- * under other signatures (src/kept-audit/rebuild.ts), every batch before the store serves. A start that only reads,
- * or ignores the configuration, makes nothing; ConfigurationConflictError refuses.
+ * Resolves the store's configuration (configuration-use.ts, as SQLite does), then rebuilds the kept audit made under
+ * other signatures (src/kept-audit/rebuild.ts), every batch before the store serves. A start that only reads or
+ * ignores the configuration makes nothing; ConfigurationConflictError refuses.
  */
 export async function configureAndRebuild(
   db: Db,

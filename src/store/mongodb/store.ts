@@ -45,10 +45,9 @@ interface Connection {
 }
 
 /**
- * The store on MongoDB, shared by several instances and the pipeline. Every write is one atomic single-document
- * operation or one unordered bulk write of idempotent ones, then the recompute of the kept audit of the events it
- * touched. "Database unreachable" is a 503, and the driver reconnects by itself. A server's store answers unavailable
- * until `serve` (background.ts).
+ * The store on MongoDB, shared by instances and the pipeline. Every write is one atomic single-document operation or
+ * one unordered bulk write of idempotent ones, then the recompute of its events' kept audit. "Database unreachable"
+ * is a 503; the driver reconnects by itself. A server's store answers unavailable until `serve` (background.ts).
  */
 export class MongoStore implements StoreAdapter {
   readonly kind = 'mongodb'
@@ -90,8 +89,8 @@ export class MongoStore implements StoreAdapter {
 
   /**
    * Serves from `db`, whose indexes exist, once the kept audit agrees with the configuration
-   * (store-configuration.ts). The watcher begins before, so that no write another program makes meanwhile is missed.
-   * Rejects when that fails or the store closes meanwhile.
+   * (store-configuration.ts); rejects when that fails or the store closes meanwhile. The watcher begins first, so no
+   * write of another program meanwhile is missed.
    */
   async serve(db: Db, close: () => Promise<void>): Promise<void> {
     if (this.connection !== 'connecting') throw new Error('A MongoDB store serves one connection, and not once closed')

@@ -39,9 +39,8 @@ async function pushTransitions(writer: RecordWriter, read: Document, group: read
 }
 
 /**
- * One document per event: the pipeline's flat slash keys, times in seconds, and the history. Every write is one
- * single-document operation, atomic on the server, so writes of different keys by any number of writers never lose
- * one another.
+ * One document per event: the pipeline's flat slash keys, times in seconds, and the history. Each write is one
+ * single-document operation, atomic on the server, so writers of different keys never lose one another's writes.
  */
 export class MongoTraces implements Adapter<TraceCollection> {
   private readonly traces: RecordReads
@@ -69,15 +68,12 @@ export class MongoTraces implements Adapter<TraceCollection> {
   }
 
   /**
-   * update-trace: the stored value is read, then written by ONE updateOne whose filter holds it, so the `$set` of the
-   * key and the `$push` of its transition happen together or not at all. A write that finds the key changed in
-   * between (or a racing creation's E11000) is retried from a fresh read, so a transition's `from` is always the
-   * value it replaced. Not an aggregation-pipeline update: the old value is needed as `from` and for the answer, and
-   * an update returns neither.
-   *
-   * After a changing write that lost, the next marks the history's summary out of step rather than hold it to it: a
-   * summary made again once is cheaper than a write that might keep losing. The audit is kept also when unchanged: a
-   * recompute lost earlier (a process stopped between) is made up for.
+   * update-trace: the stored value is read, then written by ONE updateOne whose filter holds it, so the key's `$set`
+   * and its transition's `$push` happen together or not at all. A write that finds the key changed (or a racing
+   * creation's E11000) is retried from a fresh read, so a transition's `from` is always the value it replaced. No
+   * aggregation-pipeline update: it returns neither the old value needed as `from` nor the answer. After a changing
+   * write lost, the next marks the summary out of step rather than hold it to it: one remaking is cheaper than a write
+   * that may keep losing. The audit is kept even when unchanged, making up for a recompute lost earlier.
    */
   async setStatus(eventNo: number, key: string, status: WrittenStatus, now: number, by: string): Promise<boolean> {
     return this.records.write(async (writer) => {

@@ -14,10 +14,7 @@ export class BackupCheckError extends Error {
   override name = 'BackupCheckError'
 }
 
-/**
- * The store's file at one moment: a read transaction on a read-only connection, which holds up no
- * writer. Without it SQLite's backup restarts at every commit between two steps, and never ends.
- */
+/** A read transaction on a read-only connection (holding up no writer): without it SQLite's backup restarts at every commit between steps and never ends. */
 export class StoreSnapshot {
   readonly pages: number
   readonly pageSize: number

@@ -4,18 +4,13 @@ import type { AdapterCollections } from '../guarded-store.js'
 import type { StageDeadlines } from '../../domain/stage-deadlines.js'
 import { Keeper, type KeeperConfig } from '../../kept-audit/keeper.js'
 import { SqliteKeptInWrites } from './kept-in-writes.js'
-import { SqliteKeptRows } from './kept-rows.js'
-import { SqliteRecordCounts } from './record-counts.js'
+import { SqliteKeptRows, SqliteRecordCounts } from './kept-rows.js'
 import { SqliteKeptTexts } from './kept-texts.js'
 import { RecordWrites } from './record-writes.js'
-import { SqliteDatatrail } from './datatrail.js'
+import { SqliteDatatrail, SqliteHeartbeats, sqliteFirstStart, sqliteTransitions, sqliteUsers, sqliteVerdictFeed } from './collections.js'
 import { EventRecordsReader } from './event-records.js'
 import { SqliteEvents } from './events.js'
-import { SqliteFirstStart } from './first-start.js'
-import { SqliteHeartbeats } from './heartbeats.js'
 import { SqliteTraces } from './traces.js'
-import { sqliteTransitions, sqliteVerdictFeed } from './feeds.js'
-import { SqliteUsers } from './users.js'
 import { SqliteViews } from './views.js'
 import { registerAsksBaseband, type OutputTextsState } from './output-texts.js'
 
@@ -58,13 +53,13 @@ export class SqliteConnection {
       heartbeats: new SqliteHeartbeats(db, sites, records)
     }
     this.collections = {
-      users: new SqliteUsers(db),
+      users: sqliteUsers(db),
       ...tables,
       views: new SqliteViews(db, tables, sites, audit.texts),
       transitions: sqliteTransitions(db),
       audits: new Keeper(rows, config),
       verdictChanges: sqliteVerdictFeed(db),
-      firstStart: new SqliteFirstStart(db, tables)
+      firstStart: sqliteFirstStart(db, tables)
     }
 
     const pageSize = db.pragma('page_size', { simple: true }) as number

@@ -4,14 +4,13 @@ import { dirname } from 'node:path'
 import { StoreMissingError, StoreOutdatedError, StoreUnavailableError } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
 import { createPrivateFile } from '../../private-file.js'
-import { markDemoAwaited } from './first-start.js'
 import { keptAlive, openKeptDatabase } from './native-lifetimes.js'
 import { migrations } from './migrations.js'
 
 /**
  * `read-write` migrates the file; `read-only` (a command that only reads) has SQLite refuse every
- * write, and refuses an older schema rather than upgrade it (an upgrade may hold the write lock for
- * long under the old release's instances: it is a serving instance's to make).
+ * write, and refuses an older schema rather than upgrade it (the upgrade may hold the write lock
+ * long under the old release's instances: a serving instance's job).
  */
 export type Access = 'read-write' | 'read-only'
 
@@ -66,6 +65,9 @@ function refuseOutdated(db: Database.Database, path: string): void {
 const newerStore = (version: number) =>
   new Error(`The store's schema is version ${version}, newer than this service knows (${migrations.length}); upgrade the service.`)
 
+/** The `settings` row a server's start writes into a store it creates, in the transaction that creates it. */
+export const DEMO_AWAITED = { name: 'demo_data', value: 'awaited' } as const
+
 /** The missing migrations in one IMMEDIATE transaction; a store a server's start creates is marked in it as awaiting its demo data. */
 function migrate(db: Database.Database, awaitDemo: boolean): void {
   const current = () => db.pragma('user_version', { simple: true }) as number
@@ -74,7 +76,7 @@ function migrate(db: Database.Database, awaitDemo: boolean): void {
     const version = current()
     if (version > migrations.length) throw newerStore(version)
     for (const sql of migrations.slice(version)) db.exec(sql)
-    if (version === 0 && awaitDemo) markDemoAwaited(db)
+    if (version === 0 && awaitDemo) db.exec(`INSERT OR REPLACE INTO settings (name, value) VALUES ('${DEMO_AWAITED.name}', '${DEMO_AWAITED.value}')`)
     db.exec(`PRAGMA user_version = ${migrations.length}`)
   }).immediate()
 }
@@ -106,9 +108,9 @@ export function asStoreError(error: unknown): unknown {
 const PAUSE = new Int32Array(new SharedArrayBuffer(4))
 
 /**
- * `open`, tried again while SQLite answers SQLITE_BUSY, for up to `waitMs`. Some answers come at
- * once, without waiting out busy_timeout (another process making or recovering a new file's WAL):
- * two instances starting together on one file would otherwise see one fail. Only a start waits so.
+ * `open`, tried again while SQLite answers SQLITE_BUSY, up to `waitMs`. Some answers come without
+ * waiting out busy_timeout (another process making or recovering a new file's WAL): of two
+ * instances starting together one would fail. Only a start waits so.
  */
 export function throughBusy<T>(open: () => T, waitMs: number): T {
   const giveUpAt = Date.now() + waitMs

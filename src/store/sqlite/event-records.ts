@@ -65,9 +65,9 @@ export interface StoredEventRecords extends EventRecords {
 }
 
 /**
- * The records events' facts are made from, in a bounded number of index searches: the event, trace
- * and sites' datatrail members; each site's newest finished and erring heartbeat; each audited key's
- * first completion. factsOf keeps exactly these maxima and minima, so they make the same facts as all.
+ * The records facts are made from, in a bounded number of index searches: the event, trace and sites'
+ * datatrail members; each site's newest finished and erring heartbeat; each audited key's first
+ * completion. factsOf keeps just these maxima and minima: the same facts as from all.
  */
 export class EventRecordsReader {
   private readonly statements

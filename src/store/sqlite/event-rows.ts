@@ -34,9 +34,9 @@ export const toEvent = (row: EventRow): EventRecord => ({
 })
 
 /**
- * The columns kept beside an event's record, as every write, the rewrite of the texts
- * (output-texts.ts) and the verifier (kept-texts.ts) make them: the texts the window routes send
- * (output-forms.ts), and whether it asks for baseband data, made from its actions.
+ * The columns kept beside an event's record, as every write, the texts' rewrite
+ * (output-texts.ts) and the verifier (kept-texts.ts) make them: the texts the window routes
+ * send, and whether it asks for baseband data, from its actions.
  */
 export const keptColumnsOf = (event: EventRecord, sites: Sites) => ({
   output: eventJson(event, sites),
@@ -44,10 +44,7 @@ export const keptColumnsOf = (event: EventRecord, sites: Sites) => ({
   baseband_requested: asksBaseband(event.actions, sites) ? 1 : 0
 })
 
-/**
- * What `make` makes of one row's record, or null when the record cannot be read (not JSON, another
- * shape): one row's trouble, which the audit's check reports, never a rewrite or a check stopped.
- */
+/** `make`'s result, or null when the row's record cannot be read (not JSON, another shape): the audit's check reports it; no rewrite or check stops. */
 export function readable<T>(make: () => T): T | null {
   try {
     return make()

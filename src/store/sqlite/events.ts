@@ -106,8 +106,7 @@ export class SqliteEvents implements Adapter<EventCollection> {
     const rows = this.pageStatement(ascending, used, made !== null).all(made === null ? parameters : { ...parameters, eventsMade: made.events })
     return rows.map((row) => ({
       position: { timestamp: row.timestamp_ms, event_no: row.event_no },
-      // No text: written by an older version of the service since this one made the texts, or (the
-      // row's columns read with it) not reached by a rewrite, whose text is another site's.
+      // No text: an older version wrote the row since this one made the texts, or a rewrite (whose text is another site's) has not reached it.
       json: row.output ?? eventJson(made === null ? this.find(row.event_no)! : toEvent(row as PageRow & EventRow), this.sites)
     }))
   }

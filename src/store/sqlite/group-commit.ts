@@ -18,12 +18,12 @@ type Outcome<R> = { ok: true; value: R } | { ok: false; error: unknown }
 
 /**
  * Writes that arrive within one turn of the event loop, committed by one IMMEDIATE transaction: a
- * commit costs more than a small write, so under concurrent writes most of it is shared (about half
- * of an update-trace). The batch runs with no savepoint, which would copy every page it changes
- * (docs/performance.md); when a write fails, it is undone and run again with a savepoint a write, so
- * that only the failed write's caller rejects. A failed commit, or an error that undoes the whole
- * transaction, rejects them all. Promises settle once committed, in the order submitted. A write
- * may run twice (the first time undone): it must do nothing but write through `db`.
+ * commit costs more than a small write, so most of it is shared (about half of an update-trace).
+ * The batch runs with no savepoint, which would copy every page it changes (docs/performance.md);
+ * when a write fails, it is undone and run again with a savepoint a write, so only the failed
+ * write's caller rejects. A failed commit, or an error that undoes the whole transaction, rejects
+ * all. Promises settle once committed, in order. A write may run twice (first undone): it must only
+ * write through `db`.
  */
 export class GroupCommit<A extends unknown[], R> {
   private pending: Pending<A, R>[] = []
@@ -32,8 +32,7 @@ export class GroupCommit<A extends unknown[], R> {
   /** How a write runs alone (a savepoint) and the batch together (RecordWrites keeps the audit around both); plain calls unless given. */
   constructor(db: Database.Database, write: (...args: A) => R, wrap: BatchWrappers = { alone: (work) => db.transaction(work), together: (work) => work }) {
     const alone = wrap.alone(write)
-    // Whether the writes were under way when the fast attempt failed: only then can savepoints change
-    // the outcome (a lock at the beginning, or a failed commit, would fail again alike).
+    // Whether the writes were under way when the fast attempt failed: only then can savepoints help (a lock at the start, or a failed commit, fails again).
     let writing = false
     const atOnce = db.transaction(
       wrap.together((batch: readonly Pending<A, R>[]) => {
@@ -48,8 +47,7 @@ export class GroupCommit<A extends unknown[], R> {
         try {
           return { ok: true, value: alone(...item.args) }
         } catch (error) {
-          // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction:
-          // the writes before this one are undone too, so the batch fails as one.
+          // A full disk or an I/O error makes SQLite roll back the whole transaction, the earlier writes too: the batch fails as one.
           if (!db.inTransaction) throw error
           return { ok: false, error }
         }

@@ -4,12 +4,11 @@ import { isLockedOut, throughBusy } from './database.js'
 import { OutputTextsRewrite, type OutputTextsState, type TextsMadeUpTo, type TextsStep } from './output-texts.js'
 
 /**
- * When a start makes again the output texts and the kept audit that are due (the texts first: the
+ * When a start makes again the output texts and kept audit that are due (the texts first: the
  * audit's rebuild reads the baseband flag they hold): `before-open`, every batch before the store
- * is handed over (commands, tests); `while-serving`, the first at open, the others between requests
+ * is handed over (commands, tests); `while-serving`, the first at open, the rest between requests
  * while the store serves all but the kept audit (a server); `left`, the first at open, the rest
- * left to the processes that serve (the primary of several workers). A store with little to do (a
- * new one) is made at open whatever the mode.
+ * left to the serving processes (the primary of several workers). A new store is made at open.
  */
 export type RebuildWhen = 'before-open' | 'while-serving' | 'left'
 
@@ -62,9 +61,8 @@ export class KeptAuditRebuild implements KeptAuditState, OutputTextsState {
 
   /**
    * At a start that may refresh the kept state: the texts' first batch (every batch `before-open`),
-   * then, once they are made, the kept audit's likewise. Whether batches remain. While the texts are
-   * made, a kept audit that is due is recorded as under way (its reads wait, writes make the facts
-   * of what they touch from the records).
+   * then, once made, the kept audit's likewise; whether batches remain. While the texts are made, a
+   * due kept audit is recorded as under way (reads wait, writes make facts from records).
    */
   begin(connection: SqliteConnection, when: RebuildWhen): boolean {
     const { rebuild, record } = this.of(connection)

@@ -16,9 +16,9 @@ type Touched = (LookedRow & { before: Before }) | 'absent' | 'unreadable' | 'not
 export type FactChanges = Iterable<readonly [eventNo: number, change: (facts: KeptFacts) => void]>
 
 /**
- * The kept audit kept inside SQLite's write transactions, the keeper's `keep` optimised: a write
- * applies what it did to the kept facts (kept-facts.ts, `apply…`), so an update-trace reads one row,
- * not five tables. `keptWriteOf` (keeping.ts) decides what is written, as for the keeper.
+ * The keeper's `keep`, optimised inside SQLite's write transactions: a write applies what it did to
+ * the kept facts (kept-facts.ts, `apply…`), so an update-trace reads one row, not five tables.
+ * `keptWriteOf` (keeping.ts) decides what is written.
  */
 export class SqliteKeptInWrites {
   private readonly factsRebuiltUpTo: () => number | undefined

@@ -12,7 +12,6 @@ import { readPlan, type Plan, type RebuildRecord, type RebuildStorage, type Sign
 import type { Held, KeptColumnRepair, KeptRead, Maybe, LookedRow, RowWrite, ServedRow, Unreadable, UnreadableRow, WindowRow } from '../../kept-audit/storage.js'
 import type { EventRecordsReader } from './event-records.js'
 import type { SqliteKeptTexts } from './kept-texts.js'
-import type { SqliteRecordCounts } from './record-counts.js'
 
 /** Verdict changes kept for the live streams, which read them within a second: the table stays a few tens of MB. */
 export const KEPT_CHANGES = 100_000
@@ -36,6 +35,49 @@ interface StoredWindowRow {
   verdict: NonNullable<KeptLook['verdict']>
   report: string | null
   fixed: string | null
+}
+
+/**
+ * The kept heartbeat counts held against the rows, which another program's INSERT OR REPLACE
+ * deletes without their trigger. A check reads at most RECOUNT_BOUND entries of an event; one with
+ * more is not checked.
+ */
+export const RECOUNT_BOUND = 1000
+
+export class SqliteRecordCounts {
+  private readonly statements
+
+  constructor(db: Database.Database) {
+    this.statements = {
+      kept: db.prepare<[number], number>('SELECT heartbeat_count FROM record_counts WHERE event_no = ?').pluck(),
+      // The next event with heartbeats: one seek of heartbeats_by_event, however many each has.
+      nextEvent: db.prepare<[number, number], number>('SELECT event_no FROM heartbeats WHERE event_no > ? AND event_no <= ? ORDER BY event_no LIMIT 1').pluck(),
+      nextCounted: db.prepare<[number, number], number>('SELECT event_no FROM record_counts WHERE event_no > ? AND event_no <= ? AND heartbeat_count <> 0 ORDER BY event_no LIMIT 1').pluck(),
+      // The rows themselves, at most the limit: a count(*) would read every one of the event's.
+      upTo: db.prepare<[number, number], number>('SELECT 1 FROM heartbeats WHERE event_no = ? LIMIT ?').pluck(),
+      set: db.prepare<[number, number]>(
+        'INSERT INTO record_counts (event_no, heartbeat_count) VALUES (?, ?) ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = excluded.heartbeat_count'
+      )
+    }
+  }
+
+  /** Checks the counts of the events after `after` up to `upTo` that have heartbeats or a count, and repairs those that differ: the events repaired. */
+  recheck(after: number, upTo: number): number[] {
+    const { kept, nextEvent, nextCounted, upTo: heartbeatsUpTo, set } = this.statements
+    const repaired: number[] = []
+    const next = (from: number) => {
+      const withRows = nextEvent.get(from, upTo)
+      const withCount = nextCounted.get(from, upTo)
+      return withRows === undefined ? withCount : withCount === undefined ? withRows : Math.min(withRows, withCount)
+    }
+    for (let eventNo = next(after); eventNo !== undefined; eventNo = next(eventNo)) {
+      const found = heartbeatsUpTo.all(eventNo, RECOUNT_BOUND + 1).length
+      if (found > RECOUNT_BOUND || (kept.get(eventNo) ?? 0) === found) continue
+      set.run(eventNo, found)
+      repaired.push(eventNo)
+    }
+    return repaired
+  }
 }
 
 /** Why a row's content cannot be read (isUnreadableContent); any other error is thrown on. */
@@ -78,9 +120,9 @@ function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
 }
 
 /**
- * The kept audit's rows (see the kept audit's README): `audits`, one per event asking for baseband
- * data, and the verdict changes in `audit_changes`. A conditional write is one IMMEDIATE
- * transaction that holds each row to the columns read, then writes it.
+ * The kept audit's rows, `audits` (one per event asking for baseband data), and verdict changes,
+ * `audit_changes`. A conditional write is one IMMEDIATE transaction holding each row to what was
+ * read.
  */
 export class SqliteKeptRows implements RebuildStorage {
   readonly keepsEveryEvent = false
@@ -283,7 +325,7 @@ export class SqliteKeptRows implements RebuildStorage {
     return this.db.transaction(() => atOnce(work())).immediate()
   }
 
-  /** Events other programs wrote (audit-marks.ts), oldest mark first, and the highest seq read (0 when none). */
+  /** Events other programs wrote (store.ts, dropOwnMarks), oldest mark first, and the highest seq read (0 when none). */
   marked(limit: number): { eventNos: number[]; upTo: number } {
     const rows = this.statements.marked.all(limit)
     return { eventNos: rows.map((row) => row.event_no), upTo: rows.at(-1)?.seq ?? 0 }

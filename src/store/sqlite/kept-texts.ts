@@ -10,9 +10,8 @@ type StoredTrace = { event_no: number; doc: string; output: string | null }
 
 /**
  * The columns kept beside the records (keptColumnsOf, a trace's output text), held to them and
- * repaired by the verifier's pass: a hand edit or another program's UPDATE would be served for good.
- * A NULL text (an older release's row) is not wrong. Nothing is checked while the texts are made
- * for other sites: they would all differ, and none is a fault.
+ * repaired by the verifier: a hand edit or another program's UPDATE would be served for good. A
+ * NULL text (an older release's row) is not wrong. Unchecked while made for other sites.
  */
 export class SqliteKeptTexts {
   private readonly statements

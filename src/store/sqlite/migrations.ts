@@ -66,9 +66,8 @@ export const migrations: readonly string[] = [
    ) STRICT;
    CREATE INDEX transitions_by_event ON transitions (event_no, at, seq);`,
 
-  // What the window routes send, as JSON text made when a row is written (output-forms.ts), so a
-  // window read joins stored text. The texts depend on the sites: `settings` says which they were
-  // made for, and a start makes them again when the sites differ (output-texts.ts).
+  // What the window routes send, JSON text made at each write (output-forms.ts), so a window read
+  // joins stored text. For the sites `settings` names; a start remakes it (output-texts.ts).
   `ALTER TABLE events ADD COLUMN output TEXT;
    ALTER TABLE events ADD COLUMN callback_head TEXT;
    ALTER TABLE traces ADD COLUMN output TEXT;
@@ -80,9 +79,9 @@ export const migrations: readonly string[] = [
   `CREATE INDEX heartbeats_by_event_update ON heartbeats (event_no, update_timestamp);`,
 
   // The audit, kept: a row per event asking for baseband data with its facts (kept-facts.ts), what a
-  // window read takes (kept-report.ts: the report, or the fixed audit) and the last look; each record
-  // write updates it in its transaction. `due_at` is when the next deadline of an incomplete stage
-  // passes. Settings 'kept_audit_facts' and 'kept_audit_looks' say what the rows were made for.
+  // window read takes (kept-report.ts: the report, or the fixed audit) and the last look, updated in
+  // each record write's transaction. `due_at`: when the next deadline of an incomplete stage passes.
+  // Settings 'kept_audit_facts' and 'kept_audit_looks' say what the rows were made for.
   `CREATE TABLE audits (
      event_no   INTEGER PRIMARY KEY,
      facts      TEXT NOT NULL,
@@ -121,7 +120,7 @@ export const migrations: readonly string[] = [
   // neither, where json_extract would refuse every write of the row); the partial indexes hold only
   // the few rows that qualify.
   //
-  // Writes the service did not make are marked (audit-marks.ts), in the writer's own transaction.
+  // Writes the service did not make are marked (store.ts, dropOwnMarks), in the writer's own transaction.
   // One mark per event: a newer one replaces the older, so a mark made after a read has a seq beyond it.
   `ALTER TABLE heartbeats ADD COLUMN finished_site TEXT GENERATED ALWAYS AS (
      CASE WHEN json_valid(doc) AND json_type(doc, '$.site') = 'text' AND json_type(doc, '$.received.finished_time') = 'text'
@@ -167,9 +166,8 @@ export const migrations: readonly string[] = [
   `ALTER TABLE audits ADD COLUMN looked_at INTEGER;
    CREATE INDEX audits_by_look_time ON audits (looked_at) WHERE looked_at IS NOT NULL;`,
 
-  // How many heartbeats each event has, kept rather than counted (an event may have millions), by
-  // triggers, so every writer's rows count in its own transaction. A history keeps no count: it
-  // would cost every update-trace a write of its own (port.ts, historyPage).
+  // Each event's heartbeat count, kept by triggers (an event may have millions), so every writer's
+  // rows count in its transaction. A history keeps none: each update-trace would write it.
   `CREATE TABLE record_counts (
      event_no        INTEGER PRIMARY KEY,
      heartbeat_count INTEGER NOT NULL DEFAULT 0
@@ -189,8 +187,7 @@ export const migrations: readonly string[] = [
        ON CONFLICT (event_no) DO UPDATE SET heartbeat_count = heartbeat_count + 1;
    END;`,
 
-  // An update marks its event once (the old one too only when the row moved): each mark is an insert
-  // the service's own connection discards, and update-trace made two.
+  // An update marks its event once (the old one too if the row moved): each mark is an insert our connection discards, and update-trace made two.
   `DROP TRIGGER events_marked_update;
    CREATE TRIGGER events_marked_update AFTER UPDATE OF event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested ON events
      BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
@@ -217,10 +214,10 @@ export const migrations: readonly string[] = [
    CREATE TRIGGER transitions_marked_moved AFTER UPDATE OF event_no ON transitions WHEN old.event_no IS NOT new.event_no
      BEGIN INSERT INTO audit_marks (event_no) VALUES (old.event_no); END;`,
 
-  // Each key's first completion in a narrower index: the stage as a digit, then the site (`2kko` for
-  // stages/baseband_conversion/sites/kko), where the whole key took some 40 bytes and twice the
-  // pages written to the WAL at every commit (docs/performance.md, "Beside 53fdc3f"). Generated, so
-  // every writer's rows are indexed alike. The digits are fixed: completionOf (event-records.ts) writes them alike.
+  // Each key's first completion in a narrower index: the stage as a digit, then the site (`2kko`
+  // for stages/baseband_conversion/sites/kko); the whole key took some 40 bytes and twice the WAL
+  // pages at every commit (docs/performance.md, "Beside 53fdc3f"). Generated, so every writer's
+  // rows are indexed alike; the digits are fixed, as completionOf (event-records.ts) writes them.
   `ALTER TABLE transitions ADD COLUMN completion TEXT GENERATED ALWAYS AS (
      CASE WHEN "to" IS NOT 'complete' THEN NULL
           WHEN key = 'stages/tsar_classification' THEN '0'

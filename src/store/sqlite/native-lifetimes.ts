@@ -1,14 +1,13 @@
 import Database from 'better-sqlite3'
 
 /**
- * Every better-sqlite3 connection this process opens, and every statement prepared on one, kept
- * until the process exits: none may ever be garbage collected. better-sqlite3 12 wraps them in
- * node::ObjectWrap, whose destructor (from Node 24 on) finds the environment through the isolate's
- * current context; collected while that is not one of Node's, the process aborts
- * (`Assertion failed: (env) != nullptr` in `Statement::~Statement`, exit 134: about two
- * `seed --demo` runs in five on Node 24.21). better-sqlite3 13 (N-API) lacks the flaw but not Node
- * 20 support. The cost is bounded: a connection prepares its statements once, and a server opens
- * one for its life (plus one per reopen), so this never grows with the requests served.
+ * Every better-sqlite3 connection this process opens, and every statement prepared on one, is kept
+ * until the process exits: none may be garbage collected. better-sqlite3 12 wraps them in
+ * node::ObjectWrap, whose destructor (Node 24 on) finds the environment through the isolate's
+ * current context; collected while that is not Node's, the process aborts (`Assertion failed: (env)
+ * != nullptr` in `Statement::~Statement`, exit 134: two `seed --demo` runs in five on Node 24.21).
+ * better-sqlite3 13 (N-API) lacks the flaw but not Node 20 support. The cost is bounded: statements
+ * are prepared once per connection, and a server opens one (and one per reopen).
  */
 const kept: object[] = []
 

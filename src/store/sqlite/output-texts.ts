@@ -68,10 +68,10 @@ const madeUpTo = (plan: TextsPlan | undefined): TextsMadeUpTo =>
   plan === undefined ? { events: -1, traces: -1 } : plan.table === 'events' ? { events: plan.after, traces: -1 } : { events: Number.MAX_SAFE_INTEGER, traces: plan.after }
 
 /**
- * Makes every stored output text and baseband flag again when they were made for other sites or by
- * another release (outputSignature). It goes by event number, the events then the traces, `batch`
- * rows an IMMEDIATE transaction that records how far it went, so a start killed half way is gone on
- * from, and of two processes each batch takes the stretch after the last one committed.
+ * Makes every stored output text and baseband flag again when made for other sites or by another
+ * release (outputSignature): by event number, the events then the traces, `batch` rows an IMMEDIATE
+ * transaction that records how far it went, so a start killed half way is gone on from, and of two
+ * processes each batch takes the stretch after the last commit.
  */
 export class OutputTextsRewrite {
   private readonly signature: string

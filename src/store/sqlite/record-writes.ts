@@ -5,10 +5,7 @@ import type { SqliteKeptInWrites } from './kept-in-writes.js'
 /** What one run of a record write did to its event's kept facts; null when it changed nothing the audit reads. */
 export type FactChange = readonly [eventNo: number, change: (facts: KeptFacts) => void] | null
 
-/**
- * The one way the adapter writes a record table (test/store/record-writes.ts holds it to this): each
- * statement runs only inside `transaction`, which keeps the audit of all it wrote before it ends.
- */
+/** The one way to write a record table (test/store/record-writes.ts holds it): statements run only inside `transaction`, which keeps their audit. */
 export class RecordWrites {
   private readonly pending: Exclude<FactChange, null>[] = []
   private depth = 0

@@ -12,10 +12,7 @@ import {
 } from '../configuration.js'
 import { InstanceLease } from '../configuration-use.js'
 
-/**
- * The store's configuration and its leases on one connection: the settings row `configuration` (or,
- * on a store an earlier release kept the audit of, its signatures) and the table `instances`.
- */
+/** The configuration (settings row `configuration`, or an earlier release's audit signatures) and the leases (`instances`) on one connection. */
 export class SqliteConfiguration implements ConfigurationStorage {
   /** Each statement prepared at its first use, once: a connection keeps them all for life (native-lifetimes.ts), and a lease renews for as long as it serves. */
   private readonly prepared = new Map<string, Database.Statement>()

@@ -4,7 +4,6 @@ import { guardedStore, type StoreAdapter } from '../guarded-store.js'
 import { LockWaits } from '../lock-waits.js'
 import { StoreUnavailableError, type Store } from '../port.js'
 import type { WhenMissing } from '../when-missing.js'
-import { dropOwnMarks } from './audit-marks.js'
 import { SqliteConnection } from './connection.js'
 import { asStoreError, curedByReopen, isLockedOut, isOutOfSpace, openDatabase, throughBusy, type Access } from './database.js'
 import { KeptAuditRebuild, type RebuildWhen } from './kept-audit-rebuild.js'
@@ -21,6 +20,16 @@ export const REOPEN_INTERVAL_MS = 1000
 
 /** A statement waits for no lock: SQLite would wait on the event loop; operations wait between tries instead (lock-waits.ts, throughBusy). */
 const NO_LOCK_WAIT_MS = 0
+
+/**
+ * Other programs' writes are marked: triggers on the record tables (migrations.ts) note each row's
+ * event in `audit_marks` in the writer's transaction, and the keeper looks at those events again
+ * (SqliteKeptRows.marked). This connection's own writes keep their audit, so a TEMP trigger, this
+ * connection's alone, made before any write, drops their marks (RAISE(IGNORE) skips the mark).
+ */
+function dropOwnMarks(db: Database.Database): void {
+  db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS own_writes_unmarked BEFORE INSERT ON main.audit_marks BEGIN SELECT RAISE(IGNORE); END`)
+}
 
 export interface SqliteOptions {
   /** How long an operation waits for another process's lock before the store counts as unavailable. */

@@ -18,8 +18,8 @@ const NEW_DOCUMENT = `json_set(@template, '$.event_no', CAST(@eventNo AS INTEGER
 /**
  * The output text of a new trace (output-forms.ts), kept in step with the document by the same
  * statement, so a write costs no read: the keys are in place from the start, and `json_set`
- * replaces a value where it stands. The write time goes in as JavaScript's JSON text of it
- * (`json(@nowText)`): SQLite's own rendering of a REAL differs (`5.0`).
+ * replaces a value where it stands. The write time goes in as JavaScript's JSON text
+ * (`json(@nowText)`): SQLite renders a REAL otherwise (`5.0`).
  */
 const NEW_OUTPUT = `json_set(@outputTemplate, '$.event_no', CAST(@eventNo AS INTEGER), '$.update_timestamp', json(@nowText))`
 
@@ -61,10 +61,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       current: db.prepare<{ eventNo: number; path: string }, { value: unknown }>(
         'SELECT json_extract(doc, @path) AS value FROM traces WHERE event_no = @eventNo'
       ),
-      // A key of no configured site is not output; the output holds the status as read (`shown`: a
-      // stored `not_required` reads `complete`). Two statements, not an upsert, which would make the
-      // new row's documents before finding the trace there: four JSON edits of a kilobyte thrown away
-      // by nearly every write (docs/performance.md, "Beside 53fdc3f").
+      // A key of no configured site is not output; the output holds the status as read (`shown`:
+      // stored `not_required` reads `complete`). Two statements, not an upsert, which would make
+      // the new row's documents first: four JSON edits of a kilobyte wasted by nearly every write.
       createWithStatus: records.statement<
         { eventNo: number; template: string; outputTemplate: string; path: string; output: 0 | 1; status: string; shown: string; now: number; nowText: string },
         { key: string; changed: boolean }
@@ -98,9 +97,9 @@ export class SqliteTraces implements Adapter<TraceCollection> {
       history: db.prepare<[number], TransitionRecord>(
         `SELECT ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = ? ORDER BY at, seq`
       ),
-      // A part of the history costs the part, however deep the position: two seeks of
-      // transitions_by_event, the same `at` then later ones. A row value, `(at, seq) > (@at, @seq)`,
-      // would pass over every transition of that `at` before the position (an import writes millions).
+      // A part costs the part, however deep the position: two seeks of transitions_by_event, the same
+      // `at` then later ones. A row value, `(at, seq) > (@at, @seq)`, would pass every transition of
+      // that `at` before it (an import writes millions).
       historyFirst: db.prepare<{ eventNo: number; limit: number }, PositionedRow>(
         `SELECT seq, ${TRANSITION_COLUMNS} FROM transitions WHERE event_no = @eventNo ORDER BY at, seq LIMIT @limit`
       ),

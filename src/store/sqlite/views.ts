@@ -5,10 +5,9 @@ import type { TimeWindow } from '../../domain/time-window.js'
 import type { Adapter } from '../guarded-store.js'
 import type { StoreViews } from '../port.js'
 import type { Sites } from '../../vocabulary.js'
-import type { SqliteDatatrail } from './datatrail.js'
+import type { SqliteDatatrail, SqliteHeartbeats } from './collections.js'
 import { EventRecordsReader } from './event-records.js'
 import type { SqliteEvents } from './events.js'
-import type { SqliteHeartbeats } from './heartbeats.js'
 import type { SqliteTraces } from './traces.js'
 import { basebandWhileRewriting, type OutputTextsState } from './output-texts.js'
 
@@ -48,8 +47,7 @@ export class SqliteViews implements Adapter<StoreViews> {
          AND e.timestamp_ms < @end
        ORDER BY e.timestamp_ms, e.event_no LIMIT @limit`
     )
-    // While the texts are made again: each flag, head and trace text as stored only where the rewrite
-    // passed its row. Slower (every event of the window is looked at), so the one above stays apart.
+    // While the texts are made again, the stored flag, head and trace text only where the rewrite passed: slower (each event is looked at), so kept apart.
     this.callbacksRewriting = db.prepare<Parameters & { eventsMade: number; tracesMade: number }, CallbackRowRewriting>(
       `SELECT e.event_no, e.timestamp_ms, e.snr, e.known_source_name,
               CASE WHEN e.event_no <= @eventsMade THEN e.callback_head END AS callback_head,
@@ -88,8 +86,7 @@ export class SqliteViews implements Adapter<StoreViews> {
     const rows: (CallbackRow | CallbackRowRewriting)[] =
       made === null ? this.callbacks.all(parameters) : this.callbacksRewriting.all({ ...parameters, eventsMade: made.events, tracesMade: made.traces })
     return rows.map((row) => {
-      // No head: written by an older version of the service since this one made the texts, or (the
-      // row's columns read with it) not reached by a rewrite, whose text is another site's.
+      // No head: an older version wrote the row since this one made the texts, or a rewrite (whose text is another site's) has not reached it.
       const head =
         row.callback_head ??
         callbackHead('snr' in row ? { event_no: row.event_no, snr: row.snr, known_source_name: row.known_source_name, timestamp: row.timestamp_ms } : this.tables.events.find(row.event_no)!)
@@ -103,11 +100,10 @@ const compare = (a: Position, b: Position) => a.time - b.time || a.event_no - b.
 
 /**
  * A page of the window's events in the audit with what their facts are made from, in (event time,
- * event_no) order, inside the caller's read transaction. They come from two index ranges, the
- * flagged events and the kept audits, which differ only after a hand edit: the records (the
- * actions) say whether an event is in the audit. Past the last row of a range that filled its page
- * that range may hold more, so the page stops there. While the texts are made again, a flag the
- * rewrite has not reached is made from the actions (output-texts.ts).
+ * event_no) order, inside the caller's read transaction. Two index ranges, the flagged events and
+ * the kept audits, differ only after a hand edit: the records (the actions) say whether an event is
+ * in the audit. Past the last row of a range that filled its page that range may hold more, so the
+ * page stops there. Mid-rewrite, a flag not reached is made from the actions.
  */
 function windowEvents(db: Database.Database, records: EventRecordsReader, texts: OutputTextsState) {
   const flaggedSql = (flag: string) =>
