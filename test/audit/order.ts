@@ -1,7 +1,6 @@
 import t from 'tap'
 import type { AuditFinding } from '../../schemas/audit.js'
-import { findingOrder } from '../../src/domain/audit/rules.js'
-import { finding } from '../../src/domain/audit/rules.js'
+import { finding, findingOrder } from '../../src/domain/audit/rules.js'
 import { audit, heartbeat, HOUR, member, registered, SITES, trace } from './fixtures.js'
 
 const label = (item: AuditFinding) => `${item.site ?? '-'} ${item.stage ?? '-'} ${item.rule}`

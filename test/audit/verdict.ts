@@ -1,7 +1,6 @@
 import t from 'tap'
 import type { AuditFinding } from '../../schemas/audit.js'
-import { finding } from '../../src/domain/audit/rules.js'
-import { verdictOf } from '../../src/domain/audit/rules.js'
+import { finding, verdictOf } from '../../src/domain/audit/rules.js'
 import { audit, completeTrace, HOUR, MINUTE, registered } from './fixtures.js'
 
 const stuck = finding('stuck', 'chime', 'baseband_conversion', 'late')
