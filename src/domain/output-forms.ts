@@ -17,9 +17,20 @@ export const traceJson = (eventNo: number, stored: TraceRecord | null, sites: Si
 export const newTraceJson = (sites: Sites): string => traceJson(0, null, sites)
 
 /** A baseband-callback element's members from the event, as an unclosed object that `callbackJson` closes: no site is in it, so it never needs rewriting. */
-export const callbackHead = (event: Pick<EventRecord, 'event_no' | 'snr' | 'known_source_name' | 'timestamp'>): string => {
-  const members = { event_no: event.event_no, snr: event.snr, known_source_name: event.known_source_name, timestamp_utc: toIsoUtc(event.timestamp) }
-  return JSON.stringify(members).slice(0, -1)
+export const callbackHead = (event: Pick<EventRecord, 'event_no' | 'snr' | 'known_source_name' | 'timestamp'>): string =>
+  headOf(event.event_no, event.snr, event.known_source_name, toIsoUtc(event.timestamp))
+
+const headOf = (event_no: number, snr: number, known_source_name: string, timestamp_utc: string) =>
+  JSON.stringify({ event_no, snr, known_source_name, timestamp_utc }).slice(0, -1)
+
+/** `eventJson`, `callbackHead` and `wantsBaseband` of one event, its output made once for the three (SQLite keeps them beside the record). */
+export function eventForms(event: EventRecord, sites: Sites): { json: string; head: string; baseband: boolean } {
+  const output = eventOutput(event, sites)
+  return {
+    json: JSON.stringify(output),
+    head: headOf(output.event_no, output.snr, output.known_source_name, output.timestamp_utc),
+    baseband: wantsBaseband(output.actions, sites)
+  }
 }
 
 export const callbackJson = (head: string, traceText: string | null): string =>

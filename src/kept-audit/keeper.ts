@@ -53,8 +53,15 @@ type Compared = { event_no: number; parts: KeptPart[]; row: ServedRow | Unreadab
 const readable = (row: ServedRow | UnreadableRow | undefined): ServedRow | undefined => (row === undefined || 'error' in row ? undefined : row)
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
 const hasRecords = ({ event, trace, datatrail, heartbeats }: EventRecords) => event !== null || trace !== null || datatrail.length > 0 || heartbeats.length > 0
-/** Facts in the form a row reads back in (JSON's): a row read back then compares equal to what was written. */
-const asStored = (facts: KeptFacts): KeptFacts => JSON.parse(JSON.stringify(facts)) as KeptFacts
+/**
+ * Facts in the form a row reads back in (JSON's), so that a row read back compares equal to what was written: the row's own
+ * where its text is the same (most rows, and no second parse or deep comparison), else the text parsed.
+ */
+function asStored(facts: KeptFacts, row: ServedRow | UnreadableRow | undefined): KeptFacts {
+  const text = JSON.stringify(facts)
+  const kept = readable(row)
+  return kept?.factsText === text ? kept.facts : (JSON.parse(text) as KeptFacts)
+}
 
 /** One algorithm for both adapters (README.md), each write conditional on the row read; SQLite's own writes keep it in their transaction. */
 export class Keeper {
@@ -219,15 +226,15 @@ export class Keeper {
   private compared(eventNos: readonly number[], { rows, records }: Awaited<ReturnType<KeptStorage['read']>>, settings: AuditSettings): Compared[] {
     return eventNos.map((eventNo): Compared => {
       const read = records.get(eventNo)!
+      const row = rows.get(eventNo)
       let recomputed: KeptFacts
       try {
         if ('error' in read) throw new TypeError(read.error)
-        recomputed = asStored(factsOf(eventNo, read, this.config.sites))
+        recomputed = asStored(factsOf(eventNo, read, this.config.sites), row)
       } catch (error) {
         if (!isUnreadableContent(error)) throw error
         return { event_no: eventNo, error: message(error) }
       }
-      const row = rows.get(eventNo)
       let parts: KeptPart[]
       try {
         if (row !== undefined && 'error' in row) throw new TypeError(row.error)

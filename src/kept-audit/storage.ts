@@ -34,6 +34,8 @@ export interface Held {
 /** A kept row as read for a look at it again: its facts and look, the clock the look was made at. */
 export interface LookedRow extends Held {
   facts: KeptFacts
+  /** The facts' JSON text, where the store keeps them as text: the same text as the facts made again means the same facts. */
+  factsText?: string
   look: KeptLook
   /** Null for a row kept before looks carried their clock. */
   looked_at: number | null

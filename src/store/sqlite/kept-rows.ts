@@ -111,6 +111,7 @@ function lookedOf(row: StoredRow): LookedRow | UnreadableRow {
     return {
       ...heldOf(row),
       facts: JSON.parse(row.facts) as KeptFacts,
+      factsText: row.facts,
       look: { verdict: row.verdict, due_at: row.due_at, stuck: JSON.parse(row.stuck) as string[] },
       looked_at: row.looked_at
     }

@@ -3,9 +3,11 @@ import { outputSignature, traceJson } from '../../domain/output-forms.js'
 import type { TraceRecord } from '../../domain/records.js'
 import type { Sites } from '../../vocabulary.js'
 import type { KeptColumn, KeptColumnRepair } from '../../kept-audit/storage.js'
-import { EVENT_COLUMNS, keptColumnsOf, readable, toEvent, type EventRow } from './event-rows.js'
+import { EVENT_COLUMNS, fromTuple, keptColumnsOf, readable, toEvent, type EventRow, type EventTuple } from './event-rows.js'
 
 type StoredEvent = EventRow & { output: string | null; callback_head: string | null }
+type StoredEventTuple = [...EventTuple, string | null, string | null]
+const storedEvent = (tuple: StoredEventTuple): StoredEvent => Object.assign(fromTuple(tuple as unknown as EventTuple), { output: tuple[9], callback_head: tuple[10] })
 type StoredTrace = { event_no: number; doc: string; output: string | null }
 
 /**
@@ -25,7 +27,7 @@ export class SqliteKeptTexts {
     const TEXT_COLUMNS = `${EVENT_COLUMNS}, output, callback_head`
     this.statements = {
       made: db.prepare<[], string>(`SELECT value FROM settings WHERE name = 'output_texts'`).pluck(),
-      eventsIn: db.prepare<[number, number], StoredEvent>(`SELECT ${TEXT_COLUMNS} FROM events WHERE event_no > ? AND event_no <= ? ORDER BY event_no`),
+      eventsIn: db.prepare<[number, number], StoredEventTuple>(`SELECT ${TEXT_COLUMNS} FROM events WHERE event_no > ? AND event_no <= ? ORDER BY event_no`).raw(),
       tracesIn: db.prepare<[number, number], StoredTrace>('SELECT event_no, doc, output FROM traces WHERE event_no > ? AND event_no <= ? ORDER BY event_no'),
       eventsOf: db.prepare<[string], StoredEvent>(`SELECT ${TEXT_COLUMNS} FROM events WHERE event_no IN (SELECT value FROM json_each(?))`),
       tracesOf: db.prepare<[string], StoredTrace>('SELECT event_no, doc, output FROM traces WHERE event_no IN (SELECT value FROM json_each(?))'),
@@ -40,7 +42,7 @@ export class SqliteKeptTexts {
 
   /** The kept columns of the events after `after` up to `upTo`, every event there: repaired where they differ (`repair`), and named. */
   recheckRange(after: number, upTo: number, repair = true): KeptColumnRepair[] {
-    return this.recheck(() => ({ events: this.statements.eventsIn.all(after, upTo), traces: this.statements.tracesIn.all(after, upTo) }), repair)
+    return this.recheck(() => ({ events: this.statements.eventsIn.all(after, upTo).map(storedEvent), traces: this.statements.tracesIn.all(after, upTo) }), repair)
   }
 
   /** The same, of these events. */
