@@ -151,12 +151,15 @@ export class Keeper {
     return { ...(await this.checkRows(eventNos, now, repair)), columns }
   }
 
-  /** `check` of the next `limit` events after `after` and of the kept columns of their stretch; `last` is null at the end. */
-  async verify(after: number, limit: number, now: number): Promise<AuditCheck & { checked: number; last: number | null }> {
+  /**
+   * `check` of the next `limit` events after `after` and of the kept columns of their stretch, the output texts and baseband
+   * flag unless `texts` is false (the upkeep's passes between two of theirs); `last` is null at the end.
+   */
+  async verify(after: number, limit: number, now: number, { texts = true }: { texts?: boolean } = {}): Promise<AuditCheck & { checked: number; last: number | null }> {
     const audited = await this.storage.auditedAfter(after, limit)
     const last = audited.length < limit ? null : audited.at(-1)!
     // The columns first: an event whose flag said, wrongly, that it asked for no baseband data is then checked with the others.
-    const columns = await this.storage.columnsIn(after, last ?? Number.MAX_SAFE_INTEGER)
+    const columns = await this.storage.columnsIn(after, last ?? Number.MAX_SAFE_INTEGER, texts)
     const flagged = columns.filter(({ column }) => column === 'events.baseband_requested').map(({ event_no }) => event_no)
     const eventNos = [...new Set([...audited, ...flagged])].sort((a, b) => a - b)
     return { ...(await this.checkRows(eventNos, now, true)), columns, checked: eventNos.length, last }

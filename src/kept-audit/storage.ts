@@ -84,8 +84,8 @@ export interface KeptStorage {
   size(): Maybe<number>
   /** The kept columns of these events' records held against the records, each that differs repaired unless `repair` is false. */
   columnsOf(eventNos: readonly number[], repair: boolean): Maybe<KeptColumnRepair[]>
-  /** The same for every event numbered above `after` and up to `upTo`, repaired. */
-  columnsIn(after: number, upTo: number): Maybe<KeptColumnRepair[]>
+  /** The same for every event numbered above `after` and up to `upTo`, repaired; the output texts and baseband flag only with `texts`. */
+  columnsIn(after: number, upTo: number, texts: boolean): Maybe<KeptColumnRepair[]>
   marked(limit: number): Maybe<{ eventNos: number[]; upTo: number }>
   unmark(upTo: number): Maybe<void>
 }

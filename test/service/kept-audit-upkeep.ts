@@ -112,6 +112,19 @@ t.test('the running service finds kept columns edited by hand, repairs and count
   t.equal(await metric('tracer_audit_mismatches_total'), 3, 'each column counted once')
 })
 
+t.test('an edit of a kept text that no trigger marked is found by the pass that holds the texts', async (t) => {
+  const { app, event, tamper, metric, until } = await upkeepApp(t, { verifyEveryMs: 5, verifyPage: 2, verifyPassMs: 0, marksCheckMs: HOUR, verifyTextsEvery: 3 })
+  await app.store.events.upsert([event(1, 10 * 60_000), event(2, 10 * 60_000), event(3, 10 * 60_000)])
+  await until(async () => (await metric('tracer_audit_verify_last_pass_rows')) === 3)
+  tamper(`UPDATE events SET output = json_set(output, '$.known_source_name', 'FORGED-EXT') WHERE event_no = 1`)
+  // What an edit made with the triggers dropped leaves: no mark, so only the verifier can find it.
+  tamper('DELETE FROM audit_marks')
+  await until(async () => (await metric('tracer_audit_mismatches_total')) === 1)
+  t.equal((await app.store.events.find(1))?.known_source_name, 'EXT')
+  const listed = (await app.store.events.page({ window: { start: NOW - HOUR, end: NOW }, order: 'asc', limit: 10 })).map((row) => JSON.parse(row.json) as { known_source_name: string })
+  t.strictSame(listed.map((row) => row.known_source_name), ['EXT', 'EXT', 'EXT'], 'the list serves the records again')
+})
+
 t.test('a row the deadline check cannot read holds back no other event, and is repaired', async (t) => {
   const { app, clock, event, tamper, metric, until } = await upkeepApp(t, { deadlineCheckMs: 5 })
   await app.store.events.upsert([event(1, 0), event(2, 0), event(3, 0)])

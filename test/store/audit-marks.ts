@@ -60,8 +60,22 @@ t.test("another program's writes to each record table mark their events, in the 
   t.strictSame(eventNos, [2, 3, 4, 5, 6, 7, 1], 'each event once, by its newest mark (event 1 written again last)')
   t.ok(upTo > 0)
   t.strictSame((await store.audits.marked(2)).eventNos, [2, 3], 'at most `limit`, oldest first')
-  other.prepare(`UPDATE events SET output = 'x' WHERE event_no = 6`).run()
-  t.strictSame((await store.audits.marked(100)).eventNos, [2, 3, 4, 5, 6, 7, 1], 'a write of a stored output text alone marks nothing')
+})
+
+t.test("another program's edit of a kept output text marks its event: the marks check holds the texts to the records", async (t) => {
+  const { store, other } = storeAndOther(t)
+  await store.events.upsert([event(1), event(2), event(3)])
+  await store.traces.create(3, T0 / 1000)
+  other.prepare(`UPDATE events SET output = 'x' WHERE event_no = 2`).run()
+  other.prepare(`UPDATE events SET callback_head = 'x' WHERE event_no = 1`).run()
+  other.prepare(`UPDATE traces SET output = 'x' WHERE event_no = 3`).run()
+  t.strictSame((await store.audits.marked(100)).eventNos, [2, 1, 3])
+  const { columns } = await store.audits.check([1, 2, 3], T0)
+  t.strictSame(
+    columns.map(({ event_no, column }) => [event_no, column]).sort(),
+    [[1, 'events.callback_head'], [2, 'events.output'], [3, 'traces.output']],
+    'and the check of the marked events repairs each'
+  )
 })
 
 t.test("a row another program moves to another event marks both events; one it changes in place marks its own", async (t) => {

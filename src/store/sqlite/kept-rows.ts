@@ -295,8 +295,8 @@ export class SqliteKeptRows implements RebuildStorage {
     return this.texts.recheckEvents(eventNos, repair)
   }
 
-  columnsIn(after: number, upTo: number): KeptColumnRepair[] {
-    const texts = this.texts.recheckRange(after, upTo)
+  columnsIn(after: number, upTo: number, withTexts: boolean): KeptColumnRepair[] {
+    const texts = withTexts ? this.texts.recheckRange(after, upTo) : []
     return [...texts, ...this.counts.recheck(after, upTo).map((eventNo): KeptColumnRepair => ({ event_no: eventNo, column: 'record_counts.heartbeat_count' }))]
   }
 

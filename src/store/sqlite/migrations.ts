@@ -227,5 +227,16 @@ export const migrations: readonly string[] = [
           WHEN substr(key, 1, 39) = 'stages/data_replication_to_minoc/sites/' THEN '4' || substr(key, 40)
      END) VIRTUAL;
    CREATE INDEX transitions_first_completions ON transitions (event_no, completion, at) WHERE completion IS NOT NULL;
-   DROP INDEX transitions_completions;`
+   DROP INDEX transitions_completions;`,
+
+  // Another program's edit of a kept output text marks its event as one of its records does, so the
+  // marks check repairs it within a second; the verifier's pass of the texts is left for edits no
+  // trigger saw. One trigger a table as before: the service's own writes fire no more of them.
+  `DROP TRIGGER events_marked_update;
+   CREATE TRIGGER events_marked_update
+     AFTER UPDATE OF event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested, output, callback_head ON events
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;
+   DROP TRIGGER traces_marked_update;
+   CREATE TRIGGER traces_marked_update AFTER UPDATE OF event_no, doc, output ON traces
+     BEGIN INSERT INTO audit_marks (event_no) VALUES (new.event_no); END;`
 ]
