@@ -31,9 +31,10 @@ const VERIFY_SLOWEST_MS = 2_000
 /** How far behind schedule a pass may fall by giving way; caught up at the fastest pace, it still ends within the hour. */
 export const VERIFY_YIELD_MS = 5 * 60_000
 /**
- * The output texts and baseband flag of every event in one pass of eight (about six hours at the usual pace), beginning with
- * the first: another program's edit of one is marked and repaired within a second (MARKS_CHECK_MS); the pass finds edits no
- * trigger saw, and checking them at every pass would be most of the verifier's cost (docs/performance.md).
+ * The output texts and baseband flag of every event in one pass of eight (about six hours apart at the usual pace), from the
+ * second after a start: another program's edit of one is marked and repaired within a second (MARKS_CHECK_MS), also one made
+ * while the service was stopped; the pass finds edits no trigger saw, and at every pass it would be most of the verifier's
+ * cost (docs/performance.md). Not the first: a start has its rebuilds and catching up to do.
  */
 export const VERIFY_TEXTS_EVERY = 8
 /** The event loop's busy share since the last look above which the verifier gives way to requests. */
@@ -165,7 +166,7 @@ async function keptAuditUpkeep(
         later(pageEveryMs, verify)
         return
       }
-      const result = await store.audits.verify(verifiedUpTo, verifyPage, clock(), { texts: pass.number % verifyTextsEvery === 0 })
+      const result = await store.audits.verify(verifiedUpTo, verifyPage, clock(), { texts: (pass.number + verifyTextsEvery - 1) % verifyTextsEvery === 0 })
       pass.pages++
       report(result)
       checkedThisPass += result.checked
