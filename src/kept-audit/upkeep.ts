@@ -149,6 +149,8 @@ async function keptAuditUpkeep(
   let pageEveryMs = verifyEveryMs
   // The schedule of the pass under way, on the monotonic clock: page n is due n pages after its start.
   const pass = { begun: false, startedAt: 0, pages: 0, number: 0 }
+  // Passes are numbered from 0: the texts at pass 1, then every verifyTextsEvery passes (at each pass when it is 1).
+  const holdsTexts = (passNumber: number) => passNumber % verifyTextsEvery === 1 % verifyTextsEvery
   const behindMs = () => performance.now() - (pass.startedAt + pass.pages * pageEveryMs)
   const verify = async () => {
     let loopWasBusy = false
@@ -166,7 +168,7 @@ async function keptAuditUpkeep(
         later(pageEveryMs, verify)
         return
       }
-      const result = await store.audits.verify(verifiedUpTo, verifyPage, clock(), { texts: (pass.number + verifyTextsEvery - 1) % verifyTextsEvery === 0 })
+      const result = await store.audits.verify(verifiedUpTo, verifyPage, clock(), { texts: holdsTexts(pass.number) })
       pass.pages++
       report(result)
       checkedThisPass += result.checked

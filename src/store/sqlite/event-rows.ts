@@ -23,7 +23,11 @@ export const EVENT_COLUMNS =
 /** An EventRow read as an array (better-sqlite3's `raw`): for reads of many rows, as it makes an object per row at twice the cost. */
 export type EventTuple = [number, number, number, number | null, string, string | null, string, number, number]
 
-export const fromTuple = ([event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested, update_timestamp]: EventTuple): EventRow => ({
+/** The EventRow of a tuple that begins with EVENT_COLUMNS (what follows them is left out). */
+export const fromTuple = ([event_no, timestamp_ms, snr, dm, known_source_name, tsar_classification, actions, baseband_requested, update_timestamp]: readonly [
+  ...EventTuple,
+  ...unknown[]
+]): EventRow => ({
   event_no,
   timestamp_ms,
   snr,

@@ -7,7 +7,7 @@ import { EVENT_COLUMNS, fromTuple, keptColumnsOf, readable, toEvent, type EventR
 
 type StoredEvent = EventRow & { output: string | null; callback_head: string | null }
 type StoredEventTuple = [...EventTuple, string | null, string | null]
-const storedEvent = (tuple: StoredEventTuple): StoredEvent => Object.assign(fromTuple(tuple as unknown as EventTuple), { output: tuple[9], callback_head: tuple[10] })
+const storedEvent = (tuple: StoredEventTuple): StoredEvent => Object.assign(fromTuple(tuple), { output: tuple[9], callback_head: tuple[10] })
 type StoredTrace = { event_no: number; doc: string; output: string | null }
 
 /**
