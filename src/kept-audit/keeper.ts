@@ -2,7 +2,7 @@ import type { VerdictChange } from '../../schemas/audit.js'
 import type { AuditSettings } from '../domain/audit/audit-event.js'
 import { factsOf, type EventRecords, type KeptFacts } from '../domain/audit/kept-facts.js'
 import type { KeptLook } from '../domain/audit/kept-look.js'
-import { reportOf, type WindowEntry } from '../domain/audit/kept-report.js'
+import { entryPosition, reportOf, type WindowEntry } from '../domain/audit/kept-report.js'
 import type { EventPosition } from '../domain/records.js'
 import type { StageDeadlines } from '../domain/stage-deadlines.js'
 import type { TimeWindow } from '../domain/time-window.js'
@@ -10,7 +10,7 @@ import { StoreUnavailableError } from '../store-unavailable.js'
 import type { Sites } from '../vocabulary.js'
 import { beforeOf, OUTSIDE, relooked, keptWriteOf } from './keeping.js'
 import { isUnreadableContent, keptDifferences, LOOK_CLOCK_TOLERANCE_MS, reportedParts, type KeptPart } from './kept-check.js'
-import type { KeptColumnRepair, KeptStorage, RowWrite, ServedRow, UnreadableRow } from './storage.js'
+import { isUnreadableWindowRow, type KeptColumnRepair, type KeptStorage, type RowWrite, type ServedRow, type UnreadableRow } from './storage.js'
 
 export interface KeptAudit {
   facts: KeptFacts
@@ -89,11 +89,11 @@ export class Keeper {
     for (;;) {
       const wanted = limit - entries.length
       const rows = await this.storage.windowRows(window, position, wanted)
-      const unreadable = rows.filter((row) => 'error' in row.entry).map((row) => row.event_no)
-      const records = unreadable.length === 0 ? undefined : await this.storage.records(unreadable)
+      const unreadable = rows.filter(isUnreadableWindowRow)
+      const records = unreadable.length === 0 ? undefined : await this.storage.records(unreadable.map((row) => row.event_no))
       for (const row of rows) {
-        if (!('error' in row.entry)) {
-          entries.push(row.entry)
+        if (!isUnreadableWindowRow(row)) {
+          entries.push(row)
           continue
         }
         const read = records!.get(row.event_no)!
@@ -104,7 +104,8 @@ export class Keeper {
       }
       // A row left out is made up for by the next: a short page would end the window's read.
       if (entries.length === limit || rows.length < wanted || rows.length === 0) return entries
-      position = { timestamp: rows.at(-1)!.event_time, event_no: rows.at(-1)!.event_no }
+      const last = rows.at(-1)!
+      position = isUnreadableWindowRow(last) ? { timestamp: last.event_time, event_no: last.event_no } : entryPosition(last)
     }
   }
 

@@ -52,11 +52,13 @@ export interface KeptRead {
   records: Map<number, EventRecords | Unreadable>
 }
 
-export interface WindowRow {
-  event_no: number
-  event_time: number
-  entry: WindowEntry | Unreadable
-}
+/** A window's row that could not be read, with what places it in the window. */
+export type UnreadableWindowRow = Unreadable & { event_no: number; event_time: number }
+
+/** A window's row as the adapter hands it over: the entry itself, or what a report made again needs. */
+export type WindowRow = WindowEntry | UnreadableWindowRow
+
+export const isUnreadableWindowRow = (row: WindowRow): row is UnreadableWindowRow => 'error' in row
 
 /** One write of a kept row, conditional on `held`: the facts made again (`made`), or only a new look, with its verdict change. */
 export type RowWrite = { event_no: number; held: Held } & ({ made: KeptWrite } | { look: KeptLook; change: VerdictChange | null })

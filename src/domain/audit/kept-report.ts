@@ -1,5 +1,6 @@
 import type { AuditFinding, AuditVerdict } from '../../../schemas/audit.js'
 import type { Sites } from '../../vocabulary.js'
+import type { EventPosition } from '../records.js'
 import { auditedEventRecord, type AuditSettings, type EventAudit } from './audited-event.js'
 import type { KeptEvent, KeptFacts } from './kept-facts.js'
 import { contradictionFindings, eventFacts, everyStageComplete, findingOrder, pendingStages, stuckFindings, verdictOf, type PendingStage } from './rules.js'
@@ -58,6 +59,9 @@ export interface FixedAudit {
 export type WindowEntry = KeptReport | FixedAudit
 
 export const isFixed = (entry: WindowEntry): entry is FixedAudit => 'json' in entry
+
+/** Where an entry stands in its window's order (event time, then number). */
+export const entryPosition = (entry: WindowEntry): EventPosition => ({ timestamp: isFixed(entry) ? entry.timestamp : entry.event.timestamp, event_no: entry.event_no })
 
 /** The fixed audit of a report and its audit at any clock; null when a stage is pending, so a clock could still change it. */
 export function fixedAuditOf(report: KeptReport, audit: EventAudit): FixedAudit | null {

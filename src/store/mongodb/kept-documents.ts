@@ -162,8 +162,7 @@ export class MongoKeptDocuments implements RebuildStorage {
     return documents.map((document) => {
       const report = plain(document.report)
       const event_no = numberIn(document.event_no, Number.NaN)
-      const entry = isKeptReport(report) ? report : { error: `the kept report of event ${event_no} is not a report` }
-      return { event_no, event_time: numberIn(document.event_time, Number.NaN), entry }
+      return isKeptReport(report) ? report : { event_no, event_time: numberIn(document.event_time, Number.NaN), error: `the kept report of event ${event_no} is not a report` }
     })
   }
 

@@ -267,9 +267,9 @@ export class SqliteKeptRows implements RebuildStorage {
     const { timestamp, event_no } = after ?? { timestamp: window.start, event_no: -1 }
     return this.statements.window.all({ afterTime: timestamp, afterNo: event_no, end: window.end, limit }).map((row) => {
       try {
-        return { event_no: row.event_no, event_time: row.event_time, entry: entryOf(row) }
+        return entryOf(row)
       } catch (error) {
-        return { event_no: row.event_no, event_time: row.event_time, entry: unreadable(error) }
+        return { event_no: row.event_no, event_time: row.event_time, ...unreadable(error) }
       }
     })
   }
