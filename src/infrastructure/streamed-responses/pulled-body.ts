@@ -22,6 +22,8 @@ export class PulledBody extends Readable {
   #pending: BodyFragment
   #exhausted: boolean
   #pulling = false
+  /** What is pending is what was left of a fragment cut to a chunk. */
+  #cut = false
   #eof = false
   #stallTimer: NodeJS.Timeout
   readonly #onStall: () => void
@@ -79,16 +81,19 @@ export class PulledBody extends Readable {
     this.#pulling = true
     try {
       for (;;) {
-        if (this.#pending.length === 0) {
-          if (this.#exhausted) return this.#end()
-          this.#pending = await this.#nextText()
+        // Each push is a write to the socket: the text left of a fragment cut at CHUNK_CHARS goes with the next, not alone
+        // (bytes go as they are: cut anywhere, they would not decode). The first fragment goes as it is, with the status.
+        const short = this.#pending.length === 0 || (this.#cut && typeof this.#pending === 'string' && this.#pending.length < CHUNK_CHARS)
+        if (!this.#exhausted && short) {
+          this.#pending = await this.#moreText(this.#pending)
           if (this.destroyed || this.#eof) return
           // Time spent waiting for the source (a quiet event stream) is not the client's.
           this.progressed()
-          continue
         }
+        if (this.#pending.length === 0) return this.#end()
         const chunk = this.#prompt ? this.#pending : head(this.#pending)
         this.#pending = this.#pending.slice(chunk.length)
+        this.#cut = this.#pending.length > 0
         if (!this.push(chunk)) return
         await nextTurn()
         if (this.destroyed || this.#eof) return
@@ -100,21 +105,21 @@ export class PulledBody extends Readable {
     }
   }
 
-  /** Fragments joined up to about CHUNK_CHARS (one fragment as it is, when prompt); empty once the source is done. */
-  async #nextText(): Promise<BodyFragment> {
+  /** Text (or no bytes) and the next fragments joined up to about CHUNK_CHARS; when prompt, the one next fragment. Empty once the source is done. */
+  async #moreText(text: BodyFragment): Promise<BodyFragment> {
     if (this.#prompt) {
       const next = await this.#source.next()
       if (next.done !== true) return next.value
       this.#exhausted = true
       return ''
     }
-    let text = ''
-    while (text.length < CHUNK_CHARS && !this.#exhausted) {
+    let joined = text.toString()
+    while (joined.length < CHUNK_CHARS && !this.#exhausted) {
       const next = await this.#source.next()
       if (next.done === true) this.#exhausted = true
-      else text += typeof next.value === 'string' ? next.value : next.value.toString()
+      else joined += next.value.toString()
     }
-    return text
+    return joined
   }
 
   #end() {
