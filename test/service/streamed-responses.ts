@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { once } from 'node:events'
 import type { Readable } from 'node:stream'
 import t from 'tap'
+import { PulledBody } from '../../src/infrastructure/streamed-responses/pulled-body.js'
 import { jsonArray, jsonObject } from '../../src/reports/json-fragments.js'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { buildWithProbes } from '../helper.js'
@@ -87,6 +88,30 @@ const readAll = async (stream: Readable) => {
   for await (const chunk of stream) text += chunk
   return text
 }
+
+t.test('a body goes out in full chunks of 16 KiB: what is left of a cut fragment goes with the next one, the first fragment as it is', async (t) => {
+  const CHUNK = 16 * 1024
+  const chunksOf = async (fragments: string[]) => {
+    async function* source() {
+      yield* fragments
+    }
+    const iterator = source()
+    const body = new PulledBody(iterator, await iterator.next(), { stallMs: 60_000, onStall: () => {} })
+    const chunks: string[] = []
+    for await (const chunk of body) chunks.push(String(chunk))
+    body.destroy()
+    return chunks
+  }
+  const fragments = ['a', 'b', 'c', 'd'].map((letter) => letter.repeat(CHUNK + 100))
+  const chunks = await chunksOf(fragments)
+  t.equal(chunks.join(''), fragments.join(''), 'every character, in order')
+  t.strictSame(
+    chunks.map((chunk) => chunk.length),
+    [CHUNK, CHUNK, CHUNK, CHUNK, 400],
+    'no chunk of a cut fragment’s rest alone: each but the last is full'
+  )
+  t.strictSame((await chunksOf(['[1', ',2', ']'])).map((chunk) => chunk.length), [2, 3], 'a short first fragment goes at once, the rest joined')
+})
 
 t.test('an event stream: each event sent at once; it ends cleanly when the server closes, while waiting for the next', async (t) => {
   const app = await withProbes(t)
