@@ -35,6 +35,15 @@ t.test('the set-up commands of the README exist, and npm start runs what the pro
   t.match(scripts.tracer, /&& node dist\/src\/cli\.js$/)
 })
 
+t.test('the operations page runs the service as npm start does, in its text and its systemd unit', async (t) => {
+  // A deployment copies these lines: the unit had lost --max-semi-space-size before this test.
+  const operations = page('operations')
+  const commands = [...operations.matchAll(/node ((?:--\S+ )*)dist\/src\/cli\.js serve/g)].map((match) => match[1]!.trim().split(' '))
+  t.equal(commands.length, 2, 'the command in the text and the unit’s ExecStart')
+  for (const options of commands) t.strictSame(options, serveNodeOptions)
+  t.match(operations, /^ExecStart=\/usr\/bin\/node (--\S+ )*dist\/src\/cli\.js serve$/m)
+})
+
 t.test('the integrators’ page says what the service decided in its own words', async (t) => {
   for (const text of [readme, integrators]) t.notMatch(text, /CONTRACT/, 'it cites no document that is not in the repository')
   t.match(integrators, /## What clients can rely on/)
