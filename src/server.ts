@@ -5,6 +5,7 @@ import { CLOSE_GRACE_MS, closeWhenPrimaryAsks, exitSaying, isWorker, storePrepar
 import { CliError } from './cli-error.js'
 import { cannotListen, type HeldAddress } from './start/listen-address.js'
 import { storeFailure } from './start/start-failures.js'
+import { holdTickQueueShapes } from './start/tick-queue-shapes.js'
 import { ConfigError, type Config } from './config.js'
 import type { ResolvedSecret } from './secret.js'
 import type { ConfigurationConflictError } from './store/configuration.js'
@@ -16,6 +17,8 @@ import type { Store } from './store/port.js'
  * the server live but not ready. `address`, held since before anything was written, is released just before listening.
  */
 export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret, address: HeldAddress) {
+  // First: a collection before it could free the shapes nextTick's feedback already names.
+  holdTickQueueShapes()
   const announce = (line: string) => void process.stdout.write(line + '\n')
   const prepare = storePreparedByPrimary(config) ? async () => {} : (store: Store) => prepareStore(store, config, announce)
   // Retries while the database does not answer: to standard error, then warnings in the app's log.
