@@ -30,8 +30,6 @@ t.test('the set-up commands of the README exist, and npm start runs what the pro
   // The young generation stays at Node 20's own 16 MiB a semi-space on every version: smaller cost
   // the audit 30% of its rate, and Node 24's larger default cost 90 MB of RSS for nothing measured.
   t.strictSame(serveNodeOptions.filter((option) => option.startsWith('--max-semi-space-size=')), ['--max-semi-space-size=16'])
-  // Issue 41: a memory-saving collection in a quiet spell leaves process.nextTick on V8's slow path for good (docs/performance.md).
-  t.ok(serveNodeOptions.includes('--no-memory-reducer'), 'no memory-saving collections when idle')
   t.match(scripts.tracer, /&& node dist\/src\/cli\.js$/)
 })
 
