@@ -18,7 +18,7 @@ import type { Store } from './store/port.js'
  */
 export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret, address: HeldAddress) {
   // First: a collection before it could free the shapes nextTick's feedback already names.
-  holdTickQueueShapes()
+  await holdTickQueueShapes()
   const announce = (line: string) => void process.stdout.write(line + '\n')
   const prepare = storePreparedByPrimary(config) ? async () => {} : (store: Store) => prepareStore(store, config, announce)
   // Retries while the database does not answer: to standard error, then warnings in the app's log.

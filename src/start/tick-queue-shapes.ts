@@ -1,9 +1,9 @@
-import { createHook } from 'node:async_hooks'
+import { executionAsyncResource } from 'node:async_hooks'
 
-let held: object | undefined
+let held: Promise<object | undefined> | undefined
 
 /**
- * Holds one entry of Node's `process.nextTick` queue for the life of the process, and returns it.
+ * Holds one entry of Node's `process.nextTick` queue for the life of the process, and resolves to it.
  *
  * Why: `nextTick` builds each entry from an object literal with two symbol-computed keys, and V8's
  * optimised `nextTick` defines those keys inline only while the hidden classes its feedback names
@@ -12,19 +12,11 @@ let held: object | undefined
  * them; the feedback then stays megamorphic and every later `nextTick`, a dozen or more a request on
  * every route, defines both keys through V8's runtime. An entry held here keeps those classes alive.
  *
- * An async hook is the one public way to see an entry: it is enabled for the one `nextTick` made
- * here, then disabled, so no request pays for it. On a Node whose queue entries are not handed to
- * hooks this holds nothing and costs nothing.
+ * Inside a `nextTick` callback the execution resource is the entry itself. Not an async hook: enabling
+ * one, even for a moment, turns on V8's promise hooks, and V8 then stops inlining promise and `await`
+ * operations for the rest of the process.
  */
-export function holdTickQueueShapes(): object | undefined {
-  if (held !== undefined) return held
-  const hook = createHook({
-    init(_asyncId, type, _triggerAsyncId, resource) {
-      if (type === 'TickObject') held ??= resource
-    }
-  })
-  hook.enable()
-  process.nextTick(() => {})
-  hook.disable()
+export function holdTickQueueShapes(): Promise<object | undefined> {
+  held ??= new Promise((resolve) => process.nextTick(() => resolve(executionAsyncResource())))
   return held
 }
