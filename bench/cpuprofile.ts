@@ -116,3 +116,12 @@ function location(url: string, line: number): string {
   const short = url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/').replace(/^.*node_modules\//, '')
   return `(${short}:${line + 1})`
 }
+
+/**
+ * The main thread's profile among the files `node --cpu-prof` wrote in one run
+ * (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile, one a thread): the requests are served on
+ * thread 0, and the password-hashing threads write profiles of their own.
+ */
+export function mainThreadProfile(names: readonly string[]): string | undefined {
+  return names.filter((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name)).sort().at(-1)
+}

@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, statSync } from 'node:fs'
+import { mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Span } from './cpuprofile.js'
+import { mainThreadProfile, type Span } from './cpuprofile.js'
 import { runLoad, type LoadResult } from './load.js'
 import { PROFILES_DIR } from './paths.js'
 import type { RunningServer } from './processes.js'
@@ -43,10 +43,7 @@ export async function profileScenario(bench: Bench, id: string, seconds: number)
     // The profile is written when the process exits: a graceful SIGTERM lets it.
     await service?.stop()
   }
-  const file = readdirSync(dir)
-    .filter((name) => name.endsWith('.cpuprofile'))
-    .map((name) => join(dir, name))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
-  if (file === undefined) throw new Error(`no .cpuprofile in ${dir}`)
-  return { id, file, ...run }
+  const name = mainThreadProfile(readdirSync(dir))
+  if (name === undefined) throw new Error(`no main-thread .cpuprofile in ${dir}`)
+  return { id, file: join(dir, name), ...run }
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import { summariseProfile } from '../../bench/cpuprofile.js'
+import { mainThreadProfile, summariseProfile } from '../../bench/cpuprofile.js'
 
 /** Start-up (node core) for 0.2 ms, then the load: 2 ms in the service's own code and 1 ms idle. */
 const profile = {
@@ -29,4 +29,11 @@ t.test('a profile summarised over the span of the load leaves start-up out', asy
     load.byFunction.map((share) => share.name),
     ['work (dist/src/work.js:10)']
   )
+})
+
+t.test("a run's profiles: the main thread's is read, not a password-hashing thread's", async (t) => {
+  const names = ['CPU.20261130.062256.5640.0.001.cpuprofile', 'CPU.20261130.062257.5640.1.002.cpuprofile', 'notes.txt']
+  t.equal(mainThreadProfile(names), 'CPU.20261130.062256.5640.0.001.cpuprofile')
+  t.equal(mainThreadProfile([...names].reverse()), 'CPU.20261130.062256.5640.0.001.cpuprofile')
+  t.equal(mainThreadProfile(['CPU.20261130.062257.5640.1.002.cpuprofile']), undefined, 'none of the main thread')
 })
