@@ -17,7 +17,7 @@ import type { Store } from './store/port.js'
  * the server live but not ready. `address`, held since before anything was written, is released just before listening.
  */
 export async function startServer(config: Config, { secret, generatedFile }: ResolvedSecret, address: HeldAddress) {
-  // First: a collection before it could free the shapes nextTick's feedback already names.
+  // First, so that none of the start's own collections can free the shapes nextTick's feedback names.
   await holdTickQueueShapes()
   const announce = (line: string) => void process.stdout.write(line + '\n')
   const prepare = storePreparedByPrimary(config) ? async () => {} : (store: Store) => prepareStore(store, config, announce)
