@@ -61,7 +61,7 @@ t.test('the check finds the figures that once sat in comments, and spares the co
   const design = [
     'Pages of 50, at most one every 160 ms: a full pass over a million kept audits within the hour',
     'Pages copied in one step of a backup: 256 pages of 4 KiB, 1 MiB, a few milliseconds of writing.',
-    'the least memory (16 MiB a hash)',
+    'needs the least memory (8 MiB a hash, the work of N = 2^14 with p = 5 in half its memory)',
     'a short lock costs a few ms, a long one a probe every 50 ms',
     'checked every tenth of it (at most every second): within 10% of the timeout.',
     'what it cost them before is in docs/performance.md'

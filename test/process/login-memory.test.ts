@@ -5,7 +5,7 @@ import { request, rssMb, startServer } from './processes.js'
 const LOGINS = 24
 const AT_ONCE = 4
 /**
- * Each password hash takes 16 MiB from the C allocator. Left to its defaults, glibc hands the block
+ * Each password hash takes 8 MiB from the C allocator. Left to its defaults, glibc hands the block
  * back to the kernel only the first time; after that it keeps one in the arena of every thread that
  * hashed, some 64 MB for good when libuv's four threads did. `npm start` fixes the allocator's mmap
  * threshold, so every block goes back when freed and only what Node itself allocates for the
