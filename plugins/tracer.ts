@@ -17,8 +17,8 @@ import stageLatency from './stage-latency.js'
 import traceStream from './trace-stream.js'
 import tracerWrites from './tracer-writes.js'
 
-/** Rows of about 1 KB a read: a stalled client's page lives into the old space, and smaller pages cost no rate (docs/performance.md). */
-const PAGE_SIZE = 25
+/** Rows of about 1 KB a read: a stalled client's page lives into the old space, and each read of a page costs a turn and a statement (docs/performance.md). */
+const PAGE_SIZE = 50
 
 /** The event tracer: baseband callbacks of a window, one event's status, the audit and the trace writes. */
 const tracer: FastifyPluginAsyncTypebox = async (fastify) => {
