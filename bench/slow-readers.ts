@@ -9,7 +9,7 @@ import { logIn } from './tokens.js'
  * bound on what it serves and drops, not to its memory): how much the service's RSS grows while 100
  * clients that never read a year of baseband callbacks hold their slots, until the service has
  * dropped every one of them. Target: under 50 MB, the figure the test judged. The 32 responses the
- * bound lets stream keep one store page (25 rows) and a chunk or two of text each; the rest of the
+ * bound lets stream keep one store page (50 rows) and a chunk or two of text each; the rest of the
  * growth is garbage from producing what the kernel buffers for them (about 3.6 MB each), which the
  * old space grows into before it is collected. When the collector runs decides the peak, so a busy
  * machine moves it (issue 28: 26 to 41 MB on an idle machine; on Node 24 beside the rest of the
