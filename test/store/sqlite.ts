@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import t from 'tap'
 import { StoreUnavailableError } from '../../src/store/port.js'
 import { openSqliteStore } from '../../src/store/sqlite/store.js'
+import { openDatabase, PAGE_CACHE_KIB } from '../../src/store/sqlite/database.js'
 import { KEPT_CHANGES } from '../../src/store/sqlite/kept-rows.js'
 import { storeConformance, type OpenStore } from './conformance.js'
 import { historyConformance } from './history-conformance.js'
@@ -113,6 +114,16 @@ t.test('the file is created with its folder, in WAL mode, at the current schema 
   t.teardown(() => db.close())
   t.equal(db.pragma('journal_mode', { simple: true }), 'wal')
   t.ok((db.pragma('user_version', { simple: true }) as number) >= 1)
+})
+
+t.test('every connection, read-write or read-only, keeps a page cache of PAGE_CACHE_KIB, not the build’s 16 MB', async (t) => {
+  const path = join(t.testdir(), 'tracer.sqlite')
+  for (const access of ['read-write', 'read-only'] as const) {
+    const db = openDatabase(path, 0, undefined, 'create', access)
+    t.equal(db.pragma('cache_size', { simple: true }), -PAGE_CACHE_KIB, access)
+    db.close()
+  }
+  t.ok(PAGE_CACHE_KIB < 16_000, 'smaller than better-sqlite3’s own')
 })
 
 t.test('reopening keeps the data and does not migrate twice', async (t) => {

@@ -18,7 +18,7 @@ export type Access = 'read-write' | 'read-only'
  * SQLite's own page cache of a connection, in KiB (better-sqlite3 builds it with 16 MB). The file's
  * pages stay in the operating system's cache, so a larger one reads no faster and only holds memory.
  */
-const PAGE_CACHE_KIB = 4096
+export const PAGE_CACHE_KIB = 4096
 
 /** Opens and migrates the file: WAL lets readers run beside the writer; `synchronous = NORMAL` loses no commit to a crash of the process. */
 export function openDatabase(
@@ -41,8 +41,8 @@ export function openDatabase(
   const make = createDatabase ?? ((file: string) => openKeptDatabase(file, readOnly ? { readonly: true, fileMustExist: true } : {}))
   const db = keptAlive(make(path))
   try {
-    // busy_timeout: how long a statement waits, synchronously, for another process's lock (see store.ts).
     db.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`)
+    // busy_timeout: how long a statement waits, synchronously, for another process's lock (see store.ts).
     if (readOnly) {
       db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}; PRAGMA foreign_keys = ON;`)
       refuseOutdated(db, path)
