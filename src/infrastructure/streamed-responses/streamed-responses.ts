@@ -5,6 +5,7 @@ import { finished } from 'node:stream'
 import type { AccessClaims } from '../../../schemas/auth.js'
 import { AppError, serviceUnavailable } from '../../app-error.js'
 import { send as sendError } from '../http/error-handler.js'
+import { LinkedSet } from './linked-set.js'
 import { PulledBody, type BodyFragment } from './pulled-body.js'
 import { ResponseSlots, type SlotHolder, type SlotRefusal } from './response-slots.js'
 
@@ -73,7 +74,7 @@ async function streamedResponses(fastify: FastifyInstance) {
   const { config } = fastify
   const stallMs = config.STREAM_STALL_TIMEOUT_S * 1000
   const documents = new ResponseSlots('responses', config.MAX_STREAMED_RESPONSES, config.MAX_STREAMED_RESPONSES_PER_CLIENT)
-  const open = new Set<OpenResponse>()
+  const open = new LinkedSet<OpenResponse>()
   let closing = false
 
   /** When no slot is free, the longest stalled response gives its slot up: any when the instance is full, else one of the holder's own. */
@@ -128,14 +129,14 @@ async function streamedResponses(fastify: FastifyInstance) {
     let released = () => {}
     const openEnded = options.openEnded === true
     const response: OpenResponse = { body, openEnded, slots, holder, reply, released: new Promise<void>((resolve) => (released = resolve)) }
-    open.add(response)
+    const opened = open.add(response)
     if (closing && response.openEnded) body.endEarly()
     const { dropped } = options
     const onDropped = () => drop(reply, body, String(dropped?.reason))
     dropped?.addEventListener('abort', onDropped, { once: true })
     whenOver(reply, body, () => {
       dropped?.removeEventListener('abort', onDropped)
-      open.delete(response)
+      open.delete(opened)
       release()
       released()
     })
