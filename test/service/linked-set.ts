@@ -7,13 +7,11 @@ t.test('a LinkedSet: members newest first, each deleted once by its link, a snap
   const set = new LinkedSet<{ name: string }>()
   const [a, b, c] = ['a', 'b', 'c'].map((name) => ({ name }))
   const links = [a!, b!, c!].map((member) => set.add(member))
-  t.equal(set.size, 3)
   t.strictSame([...set], [c, b, a])
 
   set.delete(links[1]!)
   set.delete(links[1]!)
-  t.equal(set.size, 2, 'a second delete of a link does nothing')
-  t.strictSame([...set], [c, a])
+  t.strictSame([...set], [c, a], 'a second delete of a link does nothing')
 
   const seen: { name: string }[] = []
   for (const member of set) {
@@ -21,7 +19,6 @@ t.test('a LinkedSet: members newest first, each deleted once by its link, a snap
     for (const link of links) set.delete(link)
   }
   t.strictSame(seen, [c, a], 'deleting while iterating (a response that ends) skips no member')
-  t.equal(set.size, 0)
   t.strictSame([...set], [])
   set.add(b!)
   t.strictSame([...set], [b], 'an emptied set takes members again')

@@ -18,17 +18,11 @@ export interface Link<T extends object> {
  */
 export class LinkedSet<T extends object> implements Iterable<T> {
   #first: Link<T> | undefined
-  #size = 0
-
-  get size(): number {
-    return this.#size
-  }
 
   add(value: T): Link<T> {
     const link: Link<T> = { value, previous: undefined, next: this.#first }
     if (this.#first !== undefined) this.#first.previous = link
     this.#first = link
-    this.#size += 1
     return link
   }
 
@@ -39,7 +33,6 @@ export class LinkedSet<T extends object> implements Iterable<T> {
     else link.previous.next = link.next
     if (link.next !== undefined) link.next.previous = link.previous
     link.value = link.previous = link.next = undefined
-    this.#size -= 1
   }
 
   /** The members when iteration starts, newest first: deleting one while iterating (ending a response) skips none. */
